@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ConnectX-3 model: memory protection table.  An MPT entry (64 bytes) lives
+ * in the dMPT table in ICM, where the driver may edit it while it is
+ * software-owned (re-registration) and hand it back with SYNC_TPT.  The
+ * model keeps a parsed copy of every hardware-owned entry for the key, PD,
+ * access and bounds checks of the data path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cx3.h"
+#include "cx3_cmds.h"
+#include "cx3_mr.h"
+
+#define MPT_STATUS_SW		0xf0
+#define MPT_STATUS_HW		0x00
+#define MPT_FLAG_PHYSICAL	(1u << 9)
+#define MPT_FLAG_REGION		(1u << 8)
+#define MPT_ACCESS_SHIFT	10
+
+struct cx3_mpt {
+	bool hw;		/* hardware-owned; otherwise awaiting SYNC_TPT */
+	uint32_t flags;
+	uint32_t key;		/* as the driver posts it in WQEs */
+	uint32_t pd;
+	uint64_t start;
+	uint64_t length;
+	struct cx3_buf buf;	/* MTT translation unless physical */
+};
+
+static uint64_t dmpt_va(struct cx3_dev *dev, uint32_t idx)
+{
+	return dev->hca.dmpt_base + (uint64_t)idx * CX3_DMPT_ENTRY;
+}
+
+static uint32_t mpt_index(struct cx3_dev *dev, uint32_t idx)
+{
+	return idx & ((1u << dev->hca.log_mpts) - 1);
+}
+
+/* Parse an entry; 0 if it is well formed. */
+static int mpt_parse(struct cx3_dev *dev, struct cx3_mpt *m, const uint8_t *e,
+		     uint32_t idx)
+{
+	uint32_t hwkey = cx3_get32(e, 0x08);
+
+	m->flags = cx3_get32(e, 0x00);
+	/* the entry holds the key rotated: (key << 24) | (key >> 8) */
+	m->key = hwkey << 8 | hwkey >> 24;
+	m->pd = cx3_get32(e, 0x0c) & 0x1ffff;
+	m->start = cx3_get64(e, 0x10);
+	m->length = cx3_get64(e, 0x18);
+	m->buf.mtt_off = cx3_get64(e, 0x2c);
+	m->buf.page_shift = cx3_get32(e, 0x38) & 0x3f;
+	if ((hwkey & ((1u << dev->hca.log_mpts) - 1)) != idx) {
+		cx3_log(dev, "MPT 0x%x: key 0x%x does not match its index", idx,
+			m->key);
+		return -1;
+	}
+	if (!(m->flags & MPT_FLAG_PHYSICAL)) {
+		if (m->buf.page_shift < 12 || m->buf.page_shift > 40) {
+			cx3_log(dev, "MPT 0x%x: page shift %u", idx,
+				m->buf.page_shift);
+			return -1;
+		}
+		m->buf.size = ((m->start & ((1ull << m->buf.page_shift) - 1)) +
+			       m->length);
+	}
+	return 0;
+}
+
+uint8_t cx3_cmd_sw2hw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	uint32_t idx = mpt_index(dev, cmd->in_mod);
+	struct cx3_mpt *m = dev->mpts[idx];
+	uint8_t e[CX3_DMPT_ENTRY];
+
+	if (cmd->in_mod >= 1u << dev->hca.log_mpts)
+		return CX3_STAT_BAD_INDEX;
+	if (m && m->hw)
+		return CX3_STAT_BAD_RES_STATE;
+	if (!cx3_ctx_mapped(dev, dev->hca.dmpt_base, idx, CX3_DMPT_ENTRY))
+		return CX3_STAT_ICM_ERROR;
+	if (cx3_cmd_inbox(dev, cmd, CX3_DMPT_ENTRY))
+		return CX3_STAT_BAD_PARAM;
+	if (!m) {
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return CX3_STAT_EXCEED_LIM;
+		dev->mpts[idx] = m;
+	}
+	if (mpt_parse(dev, m, cmd->inbox, idx))
+		return CX3_STAT_BAD_PARAM;
+	memcpy(e, cmd->inbox, sizeof(e));
+	e[0] = MPT_STATUS_HW;
+	if (cx3_icm_write(dev, dmpt_va(dev, idx), e, sizeof(e)))
+		return CX3_STAT_ICM_ERROR;
+	m->hw = true;
+	dev->live.mpt++;
+	return CX3_STAT_OK;
+}
+
+uint8_t cx3_cmd_hw2sw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	uint32_t idx = mpt_index(dev, cmd->in_mod);
+	struct cx3_mpt *m = dev->mpts[idx];
+	uint8_t status = MPT_STATUS_SW;
+
+	if (cmd->in_mod >= 1u << dev->hca.log_mpts)
+		return CX3_STAT_BAD_INDEX;
+	if (!m || !m->hw)
+		return CX3_STAT_BAD_RES_STATE;
+	if (cmd->op_mod == 0) {
+		if (cx3_icm_read(dev, dmpt_va(dev, idx), cmd->outbox,
+				 CX3_DMPT_ENTRY))
+			return CX3_STAT_ICM_ERROR;
+		cmd->out_len = CX3_DMPT_ENTRY;
+	}
+	cx3_icm_write(dev, dmpt_va(dev, idx), &status, 1);
+	m->hw = false;		/* kept for SYNC_TPT until reused or reset */
+	dev->live.mpt--;
+	return CX3_STAT_OK;
+}
+
+uint8_t cx3_cmd_query_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	uint32_t idx = mpt_index(dev, cmd->in_mod);
+
+	if (!dev->mpts[idx] || !dev->mpts[idx]->hw)
+		return CX3_STAT_BAD_RES_STATE;
+	if (cx3_icm_read(dev, dmpt_va(dev, idx), cmd->outbox, CX3_DMPT_ENTRY))
+		return CX3_STAT_ICM_ERROR;
+	cmd->out_len = CX3_DMPT_ENTRY;
+	return CX3_STAT_OK;
+}
+
+/*
+ * SYNC_TPT: the driver edited software-owned entries in ICM and set their
+ * status back to hardware; take them over again.
+ */
+uint8_t cx3_cmd_sync_tpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	uint8_t e[CX3_DMPT_ENTRY];
+	uint32_t i;
+
+	(void)cmd;
+	for (i = 0; i < 1u << dev->hca.log_mpts; i++) {
+		struct cx3_mpt *m = dev->mpts[i];
+
+		if (!m || m->hw)
+			continue;
+		if (cx3_icm_read(dev, dmpt_va(dev, i), e, sizeof(e)) ||
+		    e[0] != MPT_STATUS_HW)
+			continue;
+		if (mpt_parse(dev, m, e, i))
+			return CX3_STAT_BAD_PARAM;
+		m->hw = true;
+		dev->live.mpt++;
+	}
+	return CX3_STAT_OK;
+}
+
+/* MTT writes by command exist only for multi-function devices. */
+uint8_t cx3_cmd_write_mtt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	(void)dev;
+	(void)cmd;
+	return CX3_STAT_BAD_OP;
+}
+
+uint8_t cx3_cmd_read_mtt(struct cx3_dev *dev, struct cx3_cmd *cmd)
+{
+	(void)dev;
+	(void)cmd;
+	return CX3_STAT_BAD_OP;
+}
+
+/*
+ * The data path's access to memory through a key: check the key, PD,
+ * rights and bounds, then copy through the MTT (or directly for a
+ * physical region).
+ */
+int cx3_mr_rw(struct cx3_dev *dev, uint32_t key, uint32_t pd, uint64_t va,
+	      void *data, size_t len, unsigned int access, bool write)
+{
+	struct cx3_mpt *m = NULL;
+	uint64_t off;
+	int err;
+
+	if (dev->mpts)
+		m = dev->mpts[mpt_index(dev, key >> 8)];
+	if (!m || !m->hw || m->key != key)
+		return CX3_MR_BAD_KEY;
+	if (m->pd != pd)
+		return CX3_MR_BAD_PD;
+	if ((((m->flags >> MPT_ACCESS_SHIFT) & 0x1f) & access) != access)
+		return CX3_MR_BAD_ACCESS;
+	if (m->flags & MPT_FLAG_PHYSICAL) {
+		err = write ? dev->host.dma_write(dev->host.opaque, va, data, len) :
+			      dev->host.dma_read(dev->host.opaque, va, data, len);
+		return err ? CX3_MR_DMA : CX3_MR_OK;
+	}
+	if (va < m->start || len > m->length || va - m->start > m->length - len)
+		return CX3_MR_BAD_BOUNDS;
+	off = (m->start & ((1ull << m->buf.page_shift) - 1)) + (va - m->start);
+	err = write ? cx3_buf_write(dev, &m->buf, off, data, len) :
+		      cx3_buf_read(dev, &m->buf, off, data, len);
+	return err ? CX3_MR_DMA : CX3_MR_OK;
+}
+
+void cx3_mpt_clear_all(struct cx3_dev *dev)
+{
+	uint32_t i;
+
+	if (!dev->mpts)
+		return;
+	for (i = 0; i < 1u << dev->hca.log_mpts; i++) {
+		if (dev->mpts[i]) {
+			if (dev->mpts[i]->hw)
+				dev->live.mpt--;
+			free(dev->mpts[i]);
+			dev->mpts[i] = NULL;
+		}
+	}
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ConnectX-3 model: the QEMU glue.  A conventional PCI device 15b3:1003
+ * with BAR0 (1 MiB registers, the MSI-X table and PBA where real cards have
+ * them), BAR2 (UAR pages), MSI-X and INTx; DMA through the PCI bus master
+ * address space; port cables to other VMs through chardevs; the model's
+ * log on QEMU's stderr, prefixed "cx3: ".  All hardware logic is in the
+ * cx3_*.c files.
+ *
+ *   -device cx3[,node-guid=N][,loopback=on][,wire1=CHARDEV][,wire2=CHARDEV]
+ */
+#include "qemu/osdep.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "chardev/char-fe.h"
+#include "sysemu/dma.h"
+
+#include "cx3.h"
+
+#define TYPE_CX3		"cx3"
+#define CX3_WIRE_MAX		4096	/* largest wire message */
+#define CX3_LOG_BURST		200	/* lines per second before we hold back */
+
+OBJECT_DECLARE_SIMPLE_TYPE(CX3State, CX3)
+
+struct cx3_wire {
+	struct CX3State *s;
+	int port;
+	CharBackend chr;
+	uint8_t rx[4 + CX3_WIRE_MAX];
+	size_t rx_len;
+};
+
+struct CX3State {
+	PCIDevice parent_obj;
+	MemoryRegion bar0;
+	MemoryRegion regs;
+	MemoryRegion bar2;
+	QEMUTimer *poll_timer;
+	struct cx3_dev dev;
+	struct cx3_wire wire[CX3_NUM_PORTS];
+
+	/* properties */
+	uint64_t node_guid;
+	bool loopback;
+
+	/* log rate limit */
+	int64_t log_second;
+	unsigned int log_lines;
+	unsigned int log_dropped;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Platform callbacks */
+
+static int cx3_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+	PCIDevice *pdev = PCI_DEVICE(opaque);
+
+	if (!buf)
+		return address_space_access_valid(pci_get_address_space(pdev),
+						  addr, len, false,
+						  MEMTXATTRS_UNSPECIFIED) ? 0 : -1;
+	return pci_dma_read(pdev, addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int cx3_dma_write(void *opaque, uint64_t addr, const void *buf,
+			 size_t len)
+{
+	return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+	       0 : -1;
+}
+
+static bool cx3_msix_enabled(void *opaque)
+{
+	return msix_enabled(PCI_DEVICE(opaque));
+}
+
+static void cx3_msix_notify(void *opaque, unsigned int vector)
+{
+	msix_notify(PCI_DEVICE(opaque), vector);
+}
+
+static unsigned int cx3_msix_live(void *opaque)
+{
+	PCIDevice *pdev = PCI_DEVICE(opaque);
+	unsigned int i, n = 0;
+
+	if (!msix_enabled(pdev))
+		return 0;
+	for (i = 0; i < CX3_MSIX_VECTORS; i++)
+		if (!msix_is_masked(pdev, i))
+			n++;
+	return n;
+}
+
+static void cx3_intx_set(void *opaque, int level)
+{
+	pci_set_irq(PCI_DEVICE(opaque), level);
+}
+
+static void cx3_wire_send(void *opaque, int port, const void *msg, size_t len)
+{
+	CX3State *s = CX3(opaque);
+	struct cx3_wire *w = &s->wire[port - 1];
+	uint8_t hdr[4];
+
+	if (!qemu_chr_fe_backend_connected(&w->chr) || len > CX3_WIRE_MAX)
+		return;
+	hdr[0] = len >> 24;
+	hdr[1] = len >> 16;
+	hdr[2] = len >> 8;
+	hdr[3] = len;
+	qemu_chr_fe_write_all(&w->chr, hdr, 4);
+	qemu_chr_fe_write_all(&w->chr, msg, len);
+}
+
+static void cx3_log_line(void *opaque, const char *line)
+{
+	CX3State *s = CX3(opaque);
+	int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME) / 1000;
+
+	if (now != s->log_second) {
+		if (s->log_dropped)
+			fprintf(stderr, "cx3: %u log lines suppressed\n",
+				s->log_dropped);
+		s->log_second = now;
+		s->log_lines = 0;
+		s->log_dropped = 0;
+	}
+	if (++s->log_lines > CX3_LOG_BURST) {
+		s->log_dropped++;
+		return;
+	}
+	fprintf(stderr, "cx3: %s\n", line);
+}
+
+/* ---------------------------------------------------------------------- */
+/* ERR-state polling: receive WQEs posted to a QP in error are flushed */
+
+static void cx3_poll_arm(CX3State *s)
+{
+	if (s->dev.err_qps && !timer_pending(s->poll_timer))
+		timer_mod(s->poll_timer,
+			  qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + 1);
+}
+
+static void cx3_poll_timer(void *opaque)
+{
+	CX3State *s = opaque;
+
+	cx3_poll(&s->dev);
+	cx3_poll_arm(s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* MMIO */
+
+static uint64_t cx3_bar0_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+	CX3State *s = opaque;
+
+	return cx3_bar0_read(&s->dev, addr, size);
+}
+
+static void cx3_bar0_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+				unsigned size)
+{
+	CX3State *s = opaque;
+
+	cx3_bar0_write(&s->dev, addr, val, size);
+	cx3_poll_arm(s);
+}
+
+static uint64_t cx3_bar2_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+	return 0;
+}
+
+static void cx3_bar2_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+				unsigned size)
+{
+	CX3State *s = opaque;
+
+	cx3_bar2_write(&s->dev, addr, val, size);
+	cx3_poll_arm(s);
+}
+
+static const MemoryRegionOps cx3_bar0_ops = {
+	.read = cx3_bar0_mmio_read,
+	.write = cx3_bar0_mmio_write,
+	.endianness = DEVICE_LITTLE_ENDIAN,
+	.valid = { .min_access_size = 1, .max_access_size = 8 },
+	.impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static const MemoryRegionOps cx3_bar2_ops = {
+	.read = cx3_bar2_mmio_read,
+	.write = cx3_bar2_mmio_write,
+	.endianness = DEVICE_LITTLE_ENDIAN,
+	.valid = { .min_access_size = 1, .max_access_size = 8 },
+	.impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/* ---------------------------------------------------------------------- */
+/* Cables to other VMs: length-prefixed messages over a chardev stream */
+
+static int cx3_wire_can_receive(void *opaque)
+{
+	struct cx3_wire *w = opaque;
+
+	return sizeof(w->rx) - w->rx_len;
+}
+
+static void cx3_wire_receive(void *opaque, const uint8_t *buf, int size)
+{
+	struct cx3_wire *w = opaque;
+	size_t need;
+
+	while (size > 0) {
+		need = w->rx_len < 4 ? 4 :
+		       4 + ((size_t)w->rx[0] << 24 | (size_t)w->rx[1] << 16 |
+			    (size_t)w->rx[2] << 8 | w->rx[3]);
+		if (need > sizeof(w->rx)) {
+			cx3_log(&w->s->dev, "port %d: wire message of %zu bytes, dropping the stream",
+				w->port, need - 4);
+			w->rx_len = 0;
+			return;
+		}
+		if (w->rx_len < need) {
+			size_t n = MIN(need - w->rx_len, (size_t)size);
+
+			memcpy(w->rx + w->rx_len, buf, n);
+			w->rx_len += n;
+			buf += n;
+			size -= n;
+		}
+		if (w->rx_len >= 4 && w->rx_len == need && need > 4) {
+			cx3_port_wire_recv(&w->s->dev, w->port, w->rx + 4,
+					   need - 4);
+			w->rx_len = 0;
+			cx3_poll_arm(w->s);
+		} else if (w->rx_len == 4 && need == 4 && !w->rx[0] &&
+			   !w->rx[1] && !w->rx[2] && !w->rx[3]) {
+			w->rx_len = 0;	/* empty message */
+		}
+	}
+}
+
+static void cx3_wire_event(void *opaque, QEMUChrEvent event)
+{
+	struct cx3_wire *w = opaque;
+
+	if (event == CHR_EVENT_OPENED) {
+		w->rx_len = 0;
+		cx3_port_wire_connected(&w->s->dev, w->port, true);
+	} else if (event == CHR_EVENT_CLOSED) {
+		w->rx_len = 0;
+		cx3_port_wire_connected(&w->s->dev, w->port, false);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Device life cycle */
+
+static void cx3_realize(PCIDevice *pdev, Error **errp)
+{
+	CX3State *s = CX3(pdev);
+	enum cx3_cable cable[CX3_NUM_PORTS];
+	struct cx3_host host = {
+		.opaque = s,
+		.dma_read = cx3_dma_read,
+		.dma_write = cx3_dma_write,
+		.msix_enabled = cx3_msix_enabled,
+		.msix_notify = cx3_msix_notify,
+		.msix_live = cx3_msix_live,
+		.intx_set = cx3_intx_set,
+		.wire_send = cx3_wire_send,
+		.log = cx3_log_line,
+	};
+	int i;
+
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
+		bool wired = qemu_chr_fe_backend_connected(&s->wire[i].chr);
+
+		if (wired && s->loopback) {
+			error_setg(errp, "cx3: port %d cannot be both looped back and wired",
+				   i + 1);
+			return;
+		}
+		cable[i] = wired ? CX3_CABLE_WIRE :
+			   s->loopback ? CX3_CABLE_LOOP : CX3_CABLE_NONE;
+	}
+
+	pci_config_set_interrupt_pin(pdev->config, 1);
+	pci_config_set_class(pdev->config, 0x0c06);	/* InfiniBand */
+
+	memory_region_init(&s->bar0, OBJECT(s), "cx3-bar0", CX3_BAR0_SIZE);
+	memory_region_init_io(&s->regs, OBJECT(s), &cx3_bar0_ops, s, "cx3-regs",
+			      CX3_BAR0_SIZE);
+	memory_region_add_subregion_overlap(&s->bar0, 0, &s->regs, -1);
+	memory_region_init_io(&s->bar2, OBJECT(s), &cx3_bar2_ops, s, "cx3-uar",
+			      CX3_BAR2_SIZE);
+	pci_register_bar(pdev, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+			 PCI_BASE_ADDRESS_MEM_TYPE_64, &s->bar0);
+	pci_register_bar(pdev, 2, PCI_BASE_ADDRESS_SPACE_MEMORY |
+			 PCI_BASE_ADDRESS_MEM_TYPE_64 |
+			 PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar2);
+	if (msix_init(pdev, CX3_MSIX_VECTORS, &s->bar0, 0, CX3_MSIX_TABLE,
+		      &s->bar0, 0, CX3_MSIX_PBA, 0, errp))
+		return;
+	for (i = 0; i < CX3_MSIX_VECTORS; i++)
+		msix_vector_use(pdev, i);
+
+	s->poll_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, cx3_poll_timer, s);
+	cx3_init(&s->dev, &host, s->node_guid, cable);
+
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
+		s->wire[i].s = s;
+		s->wire[i].port = i + 1;
+		if (cable[i] == CX3_CABLE_WIRE)
+			qemu_chr_fe_set_handlers(&s->wire[i].chr,
+						 cx3_wire_can_receive,
+						 cx3_wire_receive,
+						 cx3_wire_event, NULL,
+						 &s->wire[i], NULL, true);
+	}
+	cx3_log(&s->dev, "ConnectX-3 model ready: node GUID 0x%016llx, port 1 %s, port 2 %s",
+		(unsigned long long)s->node_guid,
+		cable[0] == CX3_CABLE_WIRE ? "wired" :
+		cable[0] == CX3_CABLE_LOOP ? "looped to port 2" : "uncabled",
+		cable[1] == CX3_CABLE_WIRE ? "wired" :
+		cable[1] == CX3_CABLE_LOOP ? "looped to port 1" : "uncabled");
+}
+
+static void cx3_exit(PCIDevice *pdev)
+{
+	CX3State *s = CX3(pdev);
+	int i;
+
+	for (i = 0; i < CX3_NUM_PORTS; i++)
+		qemu_chr_fe_deinit(&s->wire[i].chr, false);
+	timer_free(s->poll_timer);
+	cx3_log_live(&s->dev, "at exit");
+	cx3_fini(&s->dev);
+	msix_uninit(pdev, &s->bar0, &s->bar0);
+}
+
+static void cx3_qdev_reset(DeviceState *d)
+{
+	CX3State *s = CX3(d);
+
+	cx3_reset(&s->dev);
+	msix_reset(PCI_DEVICE(d));
+}
+
+static Property cx3_properties[] = {
+	DEFINE_PROP_UINT64("node-guid", CX3State, node_guid,
+			   0x0002c90300a00010ull),
+	DEFINE_PROP_BOOL("loopback", CX3State, loopback, false),
+	DEFINE_PROP_CHR("wire1", CX3State, wire[0].chr),
+	DEFINE_PROP_CHR("wire2", CX3State, wire[1].chr),
+	DEFINE_PROP_END_OF_LIST(),
+};
+
+static void cx3_class_init(ObjectClass *klass, void *data)
+{
+	DeviceClass *dc = DEVICE_CLASS(klass);
+	PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+	k->realize = cx3_realize;
+	k->exit = cx3_exit;
+	k->vendor_id = CX3_VENDOR_ID;
+	k->device_id = CX3_DEVICE_ID;
+	k->revision = 0;
+	k->class_id = 0x0c06;
+	k->subsystem_vendor_id = CX3_VENDOR_ID;
+	k->subsystem_id = 0x0051;
+	dc->desc = "Mellanox ConnectX-3 VPI (InfiniBand, 2 ports) model";
+	dc->reset = cx3_qdev_reset;
+	dc->user_creatable = true;
+	set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+	device_class_set_props(dc, cx3_properties);
+}
+
+static const TypeInfo cx3_info = {
+	.name = TYPE_CX3,
+	.parent = TYPE_PCI_DEVICE,
+	.instance_size = sizeof(CX3State),
+	.class_init = cx3_class_init,
+	.interfaces = (InterfaceInfo[]) {
+		{ INTERFACE_CONVENTIONAL_PCI_DEVICE },
+		{ },
+	},
+};
+
+static void cx3_register_types(void)
+{
+	type_register_static(&cx3_info);
+}
+
+type_init(cx3_register_types)
