@@ -226,7 +226,11 @@ uint8_t cx3_cmd_map_icm(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	return map_pages(dev, cmd, true, &dev->live.icm_pages);
 }
 
-/* UNMAP_ICM: in_param = ICM VA, in_mod = number of 4 KiB pages. */
+/*
+ * UNMAP_ICM: in_param = ICM VA, in_mod = number of 4 KiB pages.  The driver
+ * unmaps whole 256 KiB chunks even where it mapped only the first pages of
+ * a table's last chunk, so pages that are not mapped are skipped.
+ */
 uint8_t cx3_cmd_unmap_icm(struct cx3_dev *dev, struct cx3_cmd *cmd)
 {
 	uint64_t vpn = cmd->in_param >> ICM_PAGE_SHIFT, k, *slot;
@@ -236,11 +240,8 @@ uint8_t cx3_cmd_unmap_icm(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		return CX3_STAT_BAD_PARAM;
 	for (k = 0; k < cmd->in_mod; k++) {
 		slot = icm_slot(dev->icm, vpn + k, false);
-		if (!slot || !(*slot & PRESENT)) {
-			cx3_log(dev, "UNMAP_ICM of unmapped VA 0x%llx",
-				(unsigned long long)((vpn + k) << ICM_PAGE_SHIFT));
-			return CX3_STAT_BAD_PARAM;
-		}
+		if (!slot || !(*slot & PRESENT))
+			continue;
 		*slot = 0;
 		dev->live.icm_pages--;
 		top = (vpn + k) >> LEAF_BITS;

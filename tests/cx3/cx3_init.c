@@ -174,6 +174,7 @@ uint8_t cx3_cmd_query_port(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	o[0x01] = 5;			/* IB MTU cap 4096 */
 	o[0x06] = 2;			/* max width 4X */
 	o[0x07] = 7 << 4 | 7;		/* log max GIDs, log max P_Keys */
+	o[0x0a] = 7 << 4 | 7;		/* log max VLANs, MACs (Ethernet) */
 	o[0x0b] = 4;			/* max VL: VL0-7 */
 	cmd->out_len = 0x100;
 	return CX3_STAT_OK;
