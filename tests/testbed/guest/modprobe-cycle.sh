@@ -7,9 +7,11 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cycles=${CYCLES:-20}
 mods=(mlx4_core mlx4_ib ib_umad ib_uverbs ib_ipoib)
+# users before what they use: the whole stack, down to ib_core
+unload=(ib_ipoib ib_umad mlx4_ib ib_uverbs ib_cm mlx4_core ib_core)
 ok=0
 for i in $(seq "$cycles"); do
-	if ! modprobe -r ib_ipoib ib_umad ib_uverbs mlx4_ib mlx4_core; then
+	if ! modprobe -r -a "${unload[@]}"; then
 		fail "modprobe-cycle: unload $i" "modprobe -r failed"
 		break
 	fi
@@ -32,6 +34,6 @@ for i in $(seq "$cycles"); do
 done
 expect "modprobe-cycle: $cycles unload/load cycles of the whole stack" [ "$ok" = "$cycles" ]
 # leave it unloaded: the host reads the model's accounting after this unload
-modprobe -r ib_ipoib ib_umad ib_uverbs mlx4_ib mlx4_core
+modprobe -r -a "${unload[@]}"
 expect "modprobe-cycle: final unload" sh -c '! lsmod | grep -q "^mlx4_core "'
 exit 0
