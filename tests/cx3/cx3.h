@@ -137,6 +137,8 @@ struct cx3_host {
 	 * QEMU (only for ports cabled to a peer VM; see cx3_port.c).
 	 */
 	void (*wire_send)(void *opaque, int port, const void *msg, size_t len);
+	/* A monotonic clock in milliseconds (RNR timers). */
+	uint64_t (*now_ms)(void *opaque);
 	/* One line of log (no newline); the glue prefixes "cx3: ". */
 	void (*log)(void *opaque, const char *line);
 };
@@ -237,6 +239,7 @@ struct cx3_cq;			/* cx3_cq.c */
 struct cx3_qp;			/* cx3_qp.c */
 struct cx3_srq;			/* cx3_srq.c */
 struct cx3_mpt;			/* cx3_mpt.c */
+struct cx3_rx;			/* cx3_link.c */
 
 /* Live-object accounting: the leak detector for any driver. */
 struct cx3_live {
@@ -289,6 +292,14 @@ struct cx3_dev {
 	uint8_t **mcg;			/* MGM entries, allocated on write */
 
 	struct cx3_qp *err_qps;		/* QPs in ERR, polled for new WQEs */
+	struct cx3_qp *rnr_qps;		/* RC requesters waiting to resend */
+
+	/* the pump (cx3_link.c): arrived packets, then kicked send queues */
+	struct cx3_rx *rx_head, *rx_tail;
+	bool pumping;
+	bool rx_local;			/* the packet in delivery looped back */
+	uint32_t *kicks;
+	size_t nkicks, kicks_cap;
 	uint32_t base_sqpn;		/* CONF_SPECIAL_QP; 0 = none */
 	struct cx3_port port[CX3_NUM_PORTS];
 	unsigned long cmd_unknown;	/* commands refused as unknown */
@@ -381,6 +392,13 @@ void cx3_mpt_clear_all(struct cx3_dev *dev);
 
 /* cx3_mcg.c */
 void cx3_mcg_clear_all(struct cx3_dev *dev);
+
+/* cx3_link.c: the pump that runs arrived packets and kicked send queues */
+void cx3_pump(struct cx3_dev *dev);
+void cx3_link_clear(struct cx3_dev *dev);
+void cx3_port_wire_packet(struct cx3_dev *dev, int port, const uint8_t *pkt,
+			  size_t len);
+bool cx3_needs_poll(struct cx3_dev *dev);
 
 /* cx3_port.c: cabling, link state, port commands */
 void cx3_port_reset(struct cx3_dev *dev);

@@ -22,6 +22,7 @@
 
 /* Wire messages: byte 0 is the type. */
 #define WIRE_MSG_PHY		1	/* byte 1: PHY on (1) or off (0) */
+#define WIRE_MSG_PKT		2	/* an InfiniBand packet follows */
 
 /* The capability mask a ConnectX-3 reports before drivers add to it */
 #define DEFAULT_CAP_MASK	0x02504868u
@@ -149,6 +150,10 @@ void cx3_port_wire_recv(struct cx3_dev *dev, int port, const void *msg,
 
 	if (!p || len < 1)
 		return;
+	if (m[0] == WIRE_MSG_PKT) {
+		cx3_port_wire_packet(dev, port, m + 1, len - 1);
+		return;
+	}
 	if (m[0] == WIRE_MSG_PHY && len == 2) {
 		p->peer_phy_enabled = m[1] != 0;
 		port_update_link(dev, p);

@@ -250,7 +250,8 @@ void cx3_qp_send_doorbell(struct cx3_dev *dev, uint32_t qpn)
 			qpn, qp->state);
 		return;
 	}
-	cx3_qp_execute(dev, qp);
+	cx3_qp_kick(dev, qp);
+	cx3_pump(dev);
 }
 
 /*
@@ -263,6 +264,56 @@ void cx3_poll(struct cx3_dev *dev)
 
 	for (qp = dev->err_qps; qp; qp = qp->err_next)
 		cx3_qp_flush(dev, qp);
+	cx3_rc_timers(dev);
+	cx3_pump(dev);
+}
+
+bool cx3_needs_poll(struct cx3_dev *dev)
+{
+	return dev->err_qps || dev->rnr_qps;
+}
+
+/* RC requesters waiting for a resend time or an ACK deadline */
+void cx3_qp_rnr_wait(struct cx3_dev *dev, struct cx3_qp *qp, bool on)
+{
+	struct cx3_qp **p;
+
+	if (on && !qp->on_rnr_list) {
+		qp->on_rnr_list = true;
+		qp->rnr_next = dev->rnr_qps;
+		dev->rnr_qps = qp;
+	} else if (!on && qp->on_rnr_list) {
+		for (p = &dev->rnr_qps; *p; p = &(*p)->rnr_next) {
+			if (*p == qp) {
+				*p = qp->rnr_next;
+				break;
+			}
+		}
+		qp->on_rnr_list = false;
+	}
+}
+
+/* Local ACK timeout: 4.096 us << the path's timeout field, within reason */
+uint64_t cx3_qp_ack_timeout_ms(const struct cx3_qp *qp)
+{
+	unsigned int t = qp->ctx[0x18 + 0x08] >> 3;
+	uint64_t ms = t ? ((4096ull << t) / 1000000) : 5000;
+
+	return ms < 10 ? 10 : ms > 5000 ? 5000 : ms;
+}
+
+/* The QP a packet is for: wire QPN 0 and 1 are the port's special QPs. */
+struct cx3_qp *cx3_qp_by_wire(struct cx3_dev *dev, int port, uint32_t qpn)
+{
+	if (qpn <= 1) {
+		if (!dev->base_sqpn)
+			return NULL;
+		qpn = dev->base_sqpn + (qpn ? 2 : 0) + (uint32_t)port - 1;
+	} else if (dev->base_sqpn && qpn >= dev->base_sqpn &&
+		   qpn < dev->base_sqpn + 8) {
+		return NULL;	/* the special QPs are not reachable by number */
+	}
+	return cx3_qp_get(dev, qpn);
 }
 
 static void err_list_add(struct cx3_dev *dev, struct cx3_qp *qp)
@@ -295,6 +346,8 @@ void cx3_qp_to_error(struct cx3_dev *dev, struct cx3_qp *qp)
 	bool was_err = qp->state == CX3_QPS_ERR;
 
 	qp->state = CX3_QPS_ERR;
+	qp->inflight = false;
+	cx3_qp_rnr_wait(dev, qp, false);
 	cx3_qp_flush(dev, qp);
 	err_list_add(dev, qp);
 	if (qp->srq && !was_err) {
@@ -306,6 +359,7 @@ void cx3_qp_to_error(struct cx3_dev *dev, struct cx3_qp *qp)
 static void qp_destroy(struct cx3_dev *dev, struct cx3_qp *qp)
 {
 	err_list_del(dev, qp);
+	cx3_qp_rnr_wait(dev, qp, false);
 	dev->qps[qp->qpn] = NULL;
 	free(qp);
 	dev->live.qp--;
@@ -430,8 +484,15 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		cx3_put32(data, 0, qpn);
 		cx3_eq_post(dev, EVENT_SQ_DRAINED, 0, data);
 	}
-	if (t->to == CX3_QPS_RTS)
-		cx3_qp_execute(dev, qp);
+	if (cmd->opcode == OP_RTR2RTS) {
+		qp->sq_psn = cx3_get32(qp->ctx, 0x78) & 0xffffff;
+		qp->rnr_left = (cx3_get32(qp->ctx, 0x70) >> 13) & 7;
+		qp->retry_left = (cx3_get32(qp->ctx, 0x70) >> 16) & 7;
+	}
+	if (t->to == CX3_QPS_RTS) {
+		cx3_qp_kick(dev, qp);
+		cx3_pump(dev);
+	}
 	return CX3_STAT_OK;
 }
 
@@ -466,4 +527,5 @@ void cx3_qp_clear_all(struct cx3_dev *dev)
 		if (dev->qps[i])
 			qp_destroy(dev, dev->qps[i]);
 	dev->err_qps = NULL;
+	dev->rnr_qps = NULL;
 }

@@ -4,6 +4,7 @@
 #define CX3_QP_H
 
 #include "cx3.h"
+#include "cx3_pkt.h"
 
 #define CX3_QPC_SIZE		248
 
@@ -40,9 +41,20 @@ struct cx3_qp {
 	struct cx3_wq sq, rq;
 	uint8_t ctx[CX3_QPC_SIZE];	/* the latched context */
 
-	bool send_unsupported_logged;
+	/* RC/UC requester and responder state */
+	uint32_t sq_psn;		/* next PSN to send */
+	uint32_t msn;			/* responder's message count */
+	bool inflight;			/* RC: WQE sq.cons awaits its response */
+	uint8_t rnr_left;		/* RNR retries left (7 = forever) */
+	uint8_t retry_left;
+	uint64_t rnr_at;		/* resend time, ms */
+	bool comm_est;			/* first packet seen in RTR */
+	bool kicked;			/* queued on dev->kicks */
+
 	bool on_err_list;
 	struct cx3_qp *err_next;	/* dev->err_qps: QPs in ERR */
+	bool on_rnr_list;
+	struct cx3_qp *rnr_next;	/* dev->rnr_qps */
 };
 
 int cx3_qp_port(const struct cx3_qp *qp);
@@ -51,7 +63,37 @@ bool cx3_qp_sq_posted(struct cx3_dev *dev, struct cx3_qp *qp, uint32_t idx);
 void cx3_qp_flush(struct cx3_dev *dev, struct cx3_qp *qp);
 void cx3_qp_to_error(struct cx3_dev *dev, struct cx3_qp *qp);
 
-/* cx3_send.c: the send engine, run from the doorbell and on entering RTS */
+void cx3_qp_kick(struct cx3_dev *dev, struct cx3_qp *qp);
+struct cx3_qp *cx3_qp_by_wire(struct cx3_dev *dev, int port, uint32_t qpn);
+void cx3_qp_rnr_wait(struct cx3_dev *dev, struct cx3_qp *qp, bool on);
+uint64_t cx3_qp_ack_timeout_ms(const struct cx3_qp *qp);
+void cx3_rc_timers(struct cx3_dev *dev);
+
+/* Context fields the engines use */
+static inline uint32_t cx3_qp_remote_qpn(const struct cx3_qp *qp)
+{
+	return cx3_get32(qp->ctx, 0x14) & 0xffffff;
+}
+
+static inline uint8_t cx3_qp_pkey_index(const struct cx3_qp *qp)
+{
+	return qp->ctx[0x18 + 0x03] & 0x7f;
+}
+
+/* cx3_send.c: the send engine, run from the pump */
 void cx3_qp_execute(struct cx3_dev *dev, struct cx3_qp *qp);
+void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const struct cx3_pkt *p);
+size_t cx3_build_headers(struct cx3_dev *dev, struct cx3_qp *qp, int port,
+			 uint16_t dlid, const uint8_t *dgid, bool grh,
+			 uint8_t sl, uint8_t opcode, bool se, uint32_t dqpn,
+			 uint32_t psn, size_t ext_payload_len, uint8_t *buf);
+void cx3_send_cqe(struct cx3_dev *dev, struct cx3_qp *qp, uint16_t wqe_index,
+		  uint8_t opcode, uint32_t byte_cnt, uint8_t syndrome);
+
+/* cx3_recv.c */
+int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const uint8_t *sges, unsigned int nsge,
+		     const uint8_t *data, size_t len, uint64_t skip);
 
 #endif /* CX3_QP_H */

@@ -48,6 +48,7 @@ void cx3_objects_free(struct cx3_dev *dev)
 	cx3_eq_clear_all(dev);
 	cx3_mpt_clear_all(dev);
 	cx3_mcg_clear_all(dev);
+	cx3_link_clear(dev);
 	free(dev->qps);
 	free(dev->srqs);
 	free(dev->cqs);

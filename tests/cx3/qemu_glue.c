@@ -120,6 +120,11 @@ static void cx3_wire_send(void *opaque, int port, const void *msg, size_t len)
 	qemu_chr_fe_write_all(&w->chr, msg, len);
 }
 
+static uint64_t cx3_now_ms(void *opaque)
+{
+	return qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL);
+}
+
 static void cx3_log_line(void *opaque, const char *line)
 {
 	CX3State *s = CX3(opaque);
@@ -141,11 +146,14 @@ static void cx3_log_line(void *opaque, const char *line)
 }
 
 /* ---------------------------------------------------------------------- */
-/* ERR-state polling: receive WQEs posted to a QP in error are flushed */
+/*
+ * Polling: receive WQEs posted to a QP in error are flushed, and RC
+ * requesters resend after RNR waits and ACK timeouts.
+ */
 
 static void cx3_poll_arm(CX3State *s)
 {
-	if (s->dev.err_qps && !timer_pending(s->poll_timer))
+	if (cx3_needs_poll(&s->dev) && !timer_pending(s->poll_timer))
 		timer_mod(s->poll_timer,
 			  qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + 1);
 }
@@ -281,6 +289,7 @@ static void cx3_realize(PCIDevice *pdev, Error **errp)
 		.msix_live = cx3_msix_live,
 		.intx_set = cx3_intx_set,
 		.wire_send = cx3_wire_send,
+		.now_ms = cx3_now_ms,
 		.log = cx3_log_line,
 	};
 	int i;

@@ -122,9 +122,17 @@ uint8_t *gp(uint64_t a)
 	return mem + (a - MEM_BASE);
 }
 
+uint64_t fake_now;
+
+static uint64_t fake_now_ms(void *o)
+{
+	(void)o;
+	return fake_now;
+}
+
 const struct cx3_host fake_host = {
 	.dma_read = fake_read, .dma_write = fake_write,
 	.msix_enabled = fake_msix_enabled,
 	.msix_notify = fake_msix_notify, .msix_live = fake_msix_live,
-	.intx_set = fake_intx, .log = fake_log,
+	.intx_set = fake_intx, .log = fake_log, .now_ms = fake_now_ms,
 };

@@ -14,6 +14,7 @@ extern char last_log[512];
 extern unsigned int logs;
 extern int failures, checks;
 extern int toggle;
+extern uint64_t fake_now;
 extern const struct cx3_host fake_host;
 
 void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -139,6 +139,9 @@ static void test_cq_and_qp(void)
 	check(owners, "SW2HW_CQ hands every CQE to the hardware");
 	check(cmd(MBOX, 1u << 20, 0x016, 0) == 0x0a, "SW2HW_CQ beyond the table: BAD_INDEX");
 
+	/* the driver stamps every SQ WQE's owner bit to 1 before RST2INIT */
+	for (i = 0; i < 8; i++)
+		gp(QP_BUF)[i * 64] = 0x80;
 	st = qp_cmd(0x01b, 3, 0);
 	check(st == 0x10, "RTR2RTS on a QP in RESET: BAD_QP_STATE (%d)", st);
 	st = qp_cmd(0x019, 2, 0);
@@ -163,9 +166,7 @@ static void test_cq_and_qp(void)
 	      cx3_get32(c, 0x04) == PD,
 	      "RTS2RTS latched the Q_Key named in optpar and kept the rest");
 
-	/* the driver stamps SQ owner bits to 1, then posts two WQEs */
-	for (i = 0; i < 8; i++)
-		gp(QP_BUF)[i * 64] = 0x80;
+	/* two WQEs posted, without ringing the doorbell */
 	gp(QP_BUF)[0] = 0x00;
 	gp(QP_BUF)[64] = 0x00;
 	cx3_put32(gp(QP_DB), 0, 2);		/* two receive WQEs */

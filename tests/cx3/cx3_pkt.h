@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ConnectX-3 model: InfiniBand packets as they cross a cable.  A packet is
+ * LRH [GRH] BTH [DETH|RETH|AtomicETH|AETH|AtomicAckETH] [ImmDt] payload ICRC,
+ * all big-endian, exactly as on a real link (without the VCRC).
+ */
+#ifndef CX3_PKT_H
+#define CX3_PKT_H
+
+#include "cx3.h"
+
+#define IB_LRH_BYTES		8
+#define IB_GRH_BYTES		40
+#define IB_BTH_BYTES		12
+#define IB_DETH_BYTES		8
+#define IB_RETH_BYTES		16
+#define IB_ATOMIC_ETH_BYTES	28
+#define IB_AETH_BYTES		4
+#define IB_ATOMIC_ACK_BYTES	8
+#define IB_IMM_BYTES		4
+#define IB_ICRC_BYTES		4
+#define IB_MAX_PKT		(IB_LRH_BYTES + IB_GRH_BYTES + IB_BTH_BYTES + \
+				 IB_ATOMIC_ETH_BYTES + IB_IMM_BYTES + \
+				 (1u << 21) + IB_ICRC_BYTES)
+
+#define IB_LNH_LOCAL		2
+#define IB_LNH_GLOBAL		3
+#define IB_LID_PERMISSIVE	0xffff
+#define IB_MCAST_LID_BASE	0xc000
+#define IB_QP1_QKEY		0x80010000u
+
+/* BTH opcodes (transport in bits 7:5: RC 0, UC 1, UD 3) */
+enum {
+	IB_OP_SEND_ONLY		= 0x04,
+	IB_OP_SEND_ONLY_IMM	= 0x05,
+	IB_OP_WRITE_ONLY	= 0x0a,
+	IB_OP_WRITE_ONLY_IMM	= 0x0b,
+	IB_OP_READ_REQ		= 0x0c,
+	IB_OP_READ_RESP_ONLY	= 0x10,
+	IB_OP_ACK		= 0x11,
+	IB_OP_ATOMIC_ACK	= 0x12,
+	IB_OP_CMP_SWAP		= 0x13,
+	IB_OP_FETCH_ADD		= 0x14,
+	IB_TRANSPORT_RC		= 0x00,
+	IB_TRANSPORT_UC		= 0x20,
+	IB_TRANSPORT_UD		= 0x60,
+};
+
+/* AETH syndromes */
+#define AETH_ACK		0x1f	/* ACK, no credit count */
+#define AETH_RNR_NAK		0x20	/* | RNR timer */
+#define AETH_NAK_INV_REQ	0x61
+#define AETH_NAK_ACCESS		0x62
+#define AETH_NAK_OP_ERR		0x63
+
+/* A packet, parsed */
+struct cx3_pkt {
+	const uint8_t *raw;
+	size_t len;
+	int port;		/* ingress port */
+	uint8_t vl, sl, lnh;
+	uint16_t dlid, slid;
+	const uint8_t *grh;	/* NULL without a GRH */
+	uint8_t opcode;
+	bool se;
+	uint16_t pkey;
+	uint32_t dqpn;
+	uint32_t psn;
+	const uint8_t *ext;	/* the extended headers after the BTH */
+	const uint8_t *payload;
+	size_t payload_len;
+};
+
+int cx3_pkt_parse(struct cx3_pkt *p, const uint8_t *raw, size_t len);
+
+/* cx3_link.c: sending a packet out of a port, and what arrives */
+void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len);
+void cx3_link_drain(struct cx3_dev *dev);
+
+/* cx3_recv.c: delivery of a parsed packet to a QP on the ingress port */
+void cx3_recv_packet(struct cx3_dev *dev, const struct cx3_pkt *p);
+
+#endif /* CX3_PKT_H */

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ConnectX-3 model: receive.  A packet that passed the link's checks finds
+ * its QP (wire QPN 0/1 map to the port's special QPs, multicast fans out to
+ * the members of the MGID's group on the ingress port), passes the P_Key and
+ * Q_Key rules, and is delivered: UD sends into the next receive WQE (the
+ * first 40 bytes hold the GRH), RC/UC requests executed by the responder
+ * (SEND, RDMA WRITE, RDMA READ, atomics) with ACK, RNR NAK or NAK, RC
+ * responses handed to the requester.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cx3.h"
+#include "cx3_mcg.h"
+#include "cx3_mr.h"
+#include "cx3_pkt.h"
+#include "cx3_qp.h"
+#include "cx3_srq.h"
+
+enum {
+	RECV_OP_RDMA_WRITE_IMM = 0x00, RECV_OP_SEND = 0x01,
+	RECV_OP_SEND_IMM = 0x02,
+};
+
+#define CQE_OPCODE_ERROR	0x1e
+#define SYN_LOCAL_LENGTH	0x01
+#define SYN_LOCAL_PROT		0x04
+#define EVENT_COMM_EST		0x02
+#define EVENT_SRQ_LIMIT		0x14
+#define EVENT_WQ_INVAL_REQ	0x10
+#define EVENT_WQ_ACCESS		0x11
+#define RWQE_MAX_SGE		64
+#define INVALID_LKEY		0x100
+
+/* A receive WQE taken from the RQ or the SRQ */
+struct rwqe {
+	uint16_t index;
+	unsigned int nsge;
+	uint8_t sges[RWQE_MAX_SGE * 16];
+};
+
+static int take_srq(struct cx3_dev *dev, struct cx3_srq *srq, struct rwqe *w)
+{
+	uint8_t rec[4], next[16];
+	uint16_t posted;
+	uint64_t off;
+	size_t stride = 1u << srq->stride_shift;
+	uint8_t data[4];
+
+	if (dev->host.dma_read(dev->host.opaque, srq->db_rec, rec, 4))
+		return -1;
+	posted = cx3_get32(rec, 0) & 0xffff;
+	if (posted == (uint16_t)srq->consumed)
+		return -1;
+	off = (uint64_t)(srq->head & (srq->cnt - 1)) << srq->stride_shift;
+	if (stride < 32 || cx3_buf_read(dev, &srq->buf, off, next, 16))
+		return -1;
+	w->index = srq->head;
+	w->nsge = (unsigned int)(stride - 16) / 16;
+	if (w->nsge > RWQE_MAX_SGE)
+		w->nsge = RWQE_MAX_SGE;
+	if (cx3_buf_read(dev, &srq->buf, off + 16, w->sges, w->nsge * 16))
+		return -1;
+	srq->head = cx3_get16(next, 2);
+	srq->consumed++;
+	if (srq->limit && (uint16_t)(posted - srq->consumed) < srq->limit) {
+		memset(data, 0, sizeof(data));
+		srq->limit = 0;
+		{
+			uint8_t ev[24] = { 0 };
+
+			cx3_put32(ev, 0, srq->srqn);
+			cx3_eq_post(dev, EVENT_SRQ_LIMIT, 0, ev);
+		}
+	}
+	return 0;
+}
+
+static int take_rwqe(struct cx3_dev *dev, struct cx3_qp *qp, struct rwqe *w)
+{
+	uint16_t head;
+	uint64_t off;
+
+	if (qp->srq) {
+		struct cx3_srq *srq = cx3_srq_get(dev, qp->srqn);
+
+		return srq ? take_srq(dev, srq, w) : -1;
+	}
+	if (!qp->rq.cnt || cx3_qp_rq_head(dev, qp, &head) ||
+	    head == (uint16_t)qp->rq.cons)
+		return -1;
+	off = qp->rq.off +
+	      ((uint64_t)(qp->rq.cons & (qp->rq.cnt - 1)) << qp->rq.stride_shift);
+	w->index = qp->rq.cons & 0xffff;
+	w->nsge = (1u << qp->rq.stride_shift) / 16;
+	if (w->nsge > RWQE_MAX_SGE)
+		w->nsge = RWQE_MAX_SGE;
+	if (cx3_buf_read(dev, &qp->buf, off, w->sges, w->nsge * 16))
+		return -1;
+	qp->rq.cons++;
+	return 0;
+}
+
+/*
+ * Write len bytes of data into a list of data segments, after skipping
+ * skip bytes of them.  Returns 0 or a CQE syndrome.
+ */
+int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const uint8_t *sges, unsigned int nsge,
+		     const uint8_t *data, size_t len, uint64_t skip)
+{
+	unsigned int i;
+	uint32_t n, lkey;
+	uint64_t addr, seg;
+
+	for (i = 0; i < nsge && len; i++) {
+		seg = cx3_get32(sges, i * 16) & 0x7fffffff;
+		lkey = cx3_get32(sges, i * 16 + 4);
+		addr = cx3_get64(sges, i * 16 + 8);
+		if (lkey == INVALID_LKEY)
+			break;
+		if (skip >= seg) {
+			skip -= seg;
+			continue;
+		}
+		addr += skip;
+		seg -= skip;
+		skip = 0;
+		n = (uint32_t)(seg < len ? seg : len);
+		if (cx3_mr_rw(dev, lkey, qp->pd, addr, (void *)data, n,
+			      CX3_ACC_LOCAL_WRITE, true))
+			return SYN_LOCAL_PROT;
+		data += n;
+		len -= n;
+	}
+	return len ? SYN_LOCAL_LENGTH : 0;
+}
+
+static void recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const struct rwqe *w, const struct cx3_pkt *p,
+		     uint8_t opcode, uint32_t byte_cnt, const uint8_t *imm,
+		     uint32_t src_qp, uint8_t pkey_index, uint8_t syndrome)
+{
+	uint8_t cqe[32] = { 0 };
+
+	cx3_put32(cqe, 0x00, qp->qpn);
+	if (imm)
+		memcpy(cqe + 4, imm, 4);
+	else
+		cx3_put32(cqe, 0x04, pkey_index);
+	cx3_put32(cqe, 0x08, (p->grh ? 0x80000000u : 0) |
+		  (uint32_t)(p->dlid & 0x7f) << 24 | (src_qp & 0xffffff));
+	cx3_put16(cqe, 0x0c, (uint16_t)(p->sl << 12));
+	cx3_put16(cqe, 0x0e, p->slid);
+	cx3_put32(cqe, 0x14, byte_cnt);
+	cx3_put16(cqe, 0x18, w->index);
+	if (syndrome) {
+		cqe[0x1b] = syndrome;
+		cqe[0x1f] = CQE_OPCODE_ERROR;
+	} else {
+		cqe[0x1f] = opcode;
+	}
+	cx3_cq_push(dev, qp->recv_cqn, cqe, p->se);
+}
+
+/* The P_Key index of a packet's P_Key on this port, or -1 (a violation). */
+static int pkey_lookup(struct cx3_port *port, uint16_t pkey)
+{
+	int i;
+
+	for (i = 0; i < port->pkey_table_size && i < CX3_PKEY_TABLE; i++) {
+		uint16_t k = port->pkeys[i];
+
+		if ((k & 0x7fff) == (pkey & 0x7fff) && (k & 0x7fff) &&
+		    ((k | pkey) & 0x8000))
+			return i;
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* UD (and QP0/QP1) delivery */
+
+static void deliver_ud(struct cx3_dev *dev, struct cx3_qp *qp,
+		       const struct cx3_pkt *p)
+{
+	struct cx3_port *port = &dev->port[p->port - 1];
+	uint32_t qkey, src;
+	const uint8_t *imm = NULL, *data;
+	size_t len, hdr = IB_DETH_BYTES;
+	struct rwqe w;
+	int pidx = 0, syn;
+	uint8_t op = p->opcode;
+
+	if (qp->state != CX3_QPS_RTR && qp->state != CX3_QPS_RTS &&
+	    qp->state != CX3_QPS_SQD && qp->state != CX3_QPS_SQER)
+		return;
+	if (cx3_qp_port(qp) != p->port)
+		return;
+	if (op != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY) &&
+	    op != (IB_TRANSPORT_UD | IB_OP_SEND_ONLY_IMM))
+		return;
+	if (p->payload_len < hdr + (op & 1 ? IB_IMM_BYTES : 0))
+		return;
+	qkey = cx3_get32(p->ext, 0);
+	src = cx3_get32(p->ext, 4) & 0xffffff;
+	if (qp->st != CX3_ST_MLX || (qp->qpn - dev->base_sqpn) >= 2) {
+		/* not QP0: the P_Key must be in the table, the Q_Key right */
+		pidx = pkey_lookup(port, p->pkey);
+		if (pidx < 0) {
+			port->pkey_violations++;
+			return;
+		}
+		if (qp->st != CX3_ST_MLX &&
+		    (port->pkeys[cx3_qp_pkey_index(qp) % CX3_PKEY_TABLE] & 0x7fff) !=
+		    (p->pkey & 0x7fff)) {
+			port->pkey_violations++;
+			return;
+		}
+		if (qkey != (qp->st == CX3_ST_MLX ? IB_QP1_QKEY : qp->qkey)) {
+			port->qkey_violations++;
+			return;
+		}
+	}
+	if (op & 1) {
+		imm = p->ext + hdr;
+		hdr += IB_IMM_BYTES;
+	}
+	data = p->ext + hdr;
+	len = p->payload_len - hdr;
+	if (take_rwqe(dev, qp, &w))
+		return;		/* UD: no receive posted, the packet is lost */
+	syn = p->grh ? cx3_scatter_sges(dev, qp, w.sges, w.nsge, p->grh,
+				       IB_GRH_BYTES, 0) : 0;
+	if (!syn)
+		syn = cx3_scatter_sges(dev, qp, w.sges, w.nsge, data, len,
+				       IB_GRH_BYTES);
+	recv_cqe(dev, qp, &w, p, imm ? RECV_OP_SEND_IMM : RECV_OP_SEND,
+		 (uint32_t)(len + IB_GRH_BYTES), imm, src, (uint8_t)pidx,
+		 (uint8_t)syn);
+	if (syn)
+		cx3_qp_to_error(dev, qp);
+}
+
+static void deliver_mcast(struct cx3_dev *dev, const struct cx3_pkt *p)
+{
+	uint32_t idx, n, i, m, src;
+	const uint8_t *e;
+	struct cx3_qp *qp;
+	unsigned int hops = 0;
+
+	if (!p->grh || !dev->mcg || p->payload_len < IB_DETH_BYTES)
+		return;
+	src = cx3_get32(p->ext, 4) & 0xffffff;
+	idx = cx3_mcg_hash(dev, p->grh + 24);
+	while ((e = cx3_mcg_entry(dev, idx)) && hops++ < 4096) {
+		if (cx3_mcg_members(e) && !memcmp(e + 0x10, p->grh + 24, 16)) {
+			n = cx3_mcg_members(e);
+			for (i = 0; i < n; i++) {
+				m = cx3_get32(e, 0x20 + i * 4);
+				if (dev->rx_local && (m & CX3_MCG_QP_BLOCK_LB) &&
+				    (m & 0xffffff) == src)
+					continue;
+				qp = cx3_qp_get(dev, m & 0xffffff);
+				if (qp && qp->st == CX3_ST_UD)
+					deliver_ud(dev, qp, p);
+			}
+			return;
+		}
+		idx = cx3_get32(e, 0) >> 6;
+		if (!idx)
+			return;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* RC/UC responder */
+
+static void respond(struct cx3_dev *dev, struct cx3_qp *qp,
+		    const struct cx3_pkt *p, uint8_t opcode, uint8_t aeth,
+		    const uint8_t *data, size_t len)
+{
+	uint8_t *pkt = malloc(IB_MAX_PKT);
+	size_t off;
+
+	if (!pkt)
+		return;
+	off = cx3_build_headers(dev, qp, p->port, p->slid,
+				p->grh ? p->grh + 8 : NULL, p->grh != NULL,
+				p->sl, IB_TRANSPORT_RC | opcode, false,
+				cx3_qp_remote_qpn(qp), p->psn,
+				IB_AETH_BYTES + len, pkt);
+	cx3_put32(pkt, off, (uint32_t)aeth << 24 | (qp->msn++ & 0xffffff));
+	if (len)
+		memcpy(pkt + off + IB_AETH_BYTES, data, len);
+	cx3_link_xmit(dev, p->port, pkt, (size_t)(cx3_get16(pkt, 4) & 0x7ff) * 4);
+	free(pkt);
+}
+
+/* A responder error: NAK (RC), the QP to ERR, the affiliated event. */
+static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
+			    const struct cx3_pkt *p, uint8_t nak)
+{
+	uint8_t ev[24] = { 0 };
+
+	if (qp->st == CX3_ST_UC)
+		return;		/* UC: the message is silently dropped */
+	respond(dev, qp, p, IB_OP_ACK, nak, NULL, 0);
+	cx3_put32(ev, 0, qp->qpn);
+	cx3_eq_post(dev, nak == AETH_NAK_ACCESS ? EVENT_WQ_ACCESS :
+			 EVENT_WQ_INVAL_REQ, 0, ev);
+	cx3_qp_to_error(dev, qp);
+}
+
+static bool qp_allows(const struct cx3_qp *qp, unsigned int bit)
+{
+	return (cx3_get32(qp->ctx, 0x90) >> bit) & 1;
+}
+
+static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
+		      const struct cx3_pkt *p)
+{
+	uint8_t op = p->opcode & 0x1f, ev[24] = { 0 }, old[8], val[8];
+	bool rc = qp->st == CX3_ST_RC, imm;
+	const uint8_t *d = p->ext, *immp = NULL;
+	size_t len = p->payload_len, n;
+	uint64_t va, a, b, cur;
+	uint32_t rkey, dmalen;
+	struct rwqe w;
+	uint8_t *buf;
+	int syn;
+
+	if (qp->state == CX3_QPS_RTR && !qp->comm_est) {
+		qp->comm_est = true;
+		cx3_put32(ev, 0, qp->qpn);
+		cx3_eq_post(dev, EVENT_COMM_EST, 0, ev);
+	}
+	switch (op) {
+	case IB_OP_SEND_ONLY:
+	case IB_OP_SEND_ONLY_IMM:
+		imm = op == IB_OP_SEND_ONLY_IMM;
+		if (imm) {
+			if (len < IB_IMM_BYTES)
+				return;
+			immp = d;
+			d += IB_IMM_BYTES;
+			len -= IB_IMM_BYTES;
+		}
+		if (take_rwqe(dev, qp, &w)) {
+			if (rc)
+				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
+					NULL, 0);
+			return;
+		}
+		syn = cx3_scatter_sges(dev, qp, w.sges, w.nsge, d, len, 0);
+		recv_cqe(dev, qp, &w, p, imm ? RECV_OP_SEND_IMM : RECV_OP_SEND,
+			 (uint32_t)len, immp, cx3_qp_remote_qpn(qp), 0,
+			 (uint8_t)syn);
+		if (syn) {
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			return;
+		}
+		break;
+	case IB_OP_WRITE_ONLY:
+	case IB_OP_WRITE_ONLY_IMM:
+		imm = op == IB_OP_WRITE_ONLY_IMM;
+		if (len < IB_RETH_BYTES + (imm ? IB_IMM_BYTES : 0u))
+			return;
+		va = cx3_get64(d, 0);
+		rkey = cx3_get32(d, 8);
+		dmalen = cx3_get32(d, 12);
+		d += IB_RETH_BYTES;
+		len -= IB_RETH_BYTES;
+		if (imm) {
+			immp = d;
+			d += IB_IMM_BYTES;
+			len -= IB_IMM_BYTES;
+		}
+		if (dmalen != len) {
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			return;
+		}
+		if (imm && take_rwqe(dev, qp, &w)) {
+			if (rc)
+				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
+					NULL, 0);
+			return;
+		}
+		if (!qp_allows(qp, 14) ||
+		    (len && cx3_mr_rw(dev, rkey, qp->pd, va, (void *)d, len,
+				      CX3_ACC_REMOTE_WRITE, true))) {
+			responder_error(dev, qp, p, AETH_NAK_ACCESS);
+			return;
+		}
+		if (imm)
+			recv_cqe(dev, qp, &w, p, RECV_OP_RDMA_WRITE_IMM,
+				 (uint32_t)len, immp, cx3_qp_remote_qpn(qp), 0, 0);
+		break;
+	case IB_OP_READ_REQ:
+		if (!rc || len < IB_RETH_BYTES)
+			return;
+		va = cx3_get64(d, 0);
+		rkey = cx3_get32(d, 8);
+		n = cx3_get32(d, 12);
+		buf = n ? malloc(n) : NULL;
+		if ((n && !buf) || n > (16u << 20) || !qp_allows(qp, 15) ||
+		    (n && cx3_mr_rw(dev, rkey, qp->pd, va, buf, n,
+				    CX3_ACC_REMOTE_READ, false))) {
+			free(buf);
+			responder_error(dev, qp, p, AETH_NAK_ACCESS);
+			return;
+		}
+		respond(dev, qp, p, IB_OP_READ_RESP_ONLY, 0, buf, n);
+		free(buf);
+		return;
+	case IB_OP_CMP_SWAP:
+	case IB_OP_FETCH_ADD:
+		if (!rc || len < IB_ATOMIC_ETH_BYTES)
+			return;
+		va = cx3_get64(d, 0);
+		rkey = cx3_get32(d, 8);
+		a = cx3_get64(d, 12);		/* swap or add */
+		b = cx3_get64(d, 20);		/* compare */
+		if (!qp_allows(qp, 13) || (va & 7) ||
+		    cx3_mr_rw(dev, rkey, qp->pd, va, old, 8, CX3_ACC_ATOMIC,
+			      false)) {
+			responder_error(dev, qp, p, AETH_NAK_ACCESS);
+			return;
+		}
+		/* ConnectX-3 atomics treat the memory word as big-endian */
+		cur = cx3_get64(old, 0);
+		if (op == IB_OP_FETCH_ADD)
+			cx3_put64(val, 0, cur + a);
+		else
+			cx3_put64(val, 0, cur == b ? a : cur);
+		cx3_mr_rw(dev, rkey, qp->pd, va, val, 8, CX3_ACC_ATOMIC, true);
+		memcpy(val, old, 8);
+		respond(dev, qp, p, IB_OP_ATOMIC_ACK, 0, val, 8);
+		return;
+	default:
+		if (rc)
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+		return;
+	}
+	if (rc)
+		respond(dev, qp, p, IB_OP_ACK, AETH_ACK, NULL, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+
+void cx3_recv_packet(struct cx3_dev *dev, const struct cx3_pkt *p)
+{
+	uint8_t tr = p->opcode & 0xe0, op = p->opcode & 0x1f;
+	struct cx3_qp *qp;
+
+	if (p->dqpn == 0xffffff) {
+		if (tr == IB_TRANSPORT_UD)
+			deliver_mcast(dev, p);
+		return;
+	}
+	qp = cx3_qp_by_wire(dev, p->port, p->dqpn);
+	if (!qp)
+		return;
+	if (tr == IB_TRANSPORT_UD) {
+		if (qp->st == CX3_ST_UD || qp->st == CX3_ST_MLX)
+			deliver_ud(dev, qp, p);
+		return;
+	}
+	if (cx3_qp_port(qp) != p->port ||
+	    (tr == IB_TRANSPORT_RC && qp->st != CX3_ST_RC) ||
+	    (tr == IB_TRANSPORT_UC && qp->st != CX3_ST_UC) ||
+	    (tr != IB_TRANSPORT_RC && tr != IB_TRANSPORT_UC))
+		return;
+	if (tr == IB_TRANSPORT_RC &&
+	    (op == IB_OP_ACK || op == IB_OP_ATOMIC_ACK ||
+	     op == IB_OP_READ_RESP_ONLY)) {
+		cx3_rc_response(dev, qp, p);
+		return;
+	}
+	if (qp->state != CX3_QPS_RTR && qp->state != CX3_QPS_RTS &&
+	    qp->state != CX3_QPS_SQD && qp->state != CX3_QPS_SQER)
+		return;
+	if (pkey_lookup(&dev->port[p->port - 1], p->pkey) < 0) {
+		dev->port[p->port - 1].pkey_violations++;
+		return;
+	}
+	responder(dev, qp, p);
+}
