@@ -303,6 +303,7 @@ struct cx3_dev {
 	uint32_t base_sqpn;		/* CONF_SPECIAL_QP; 0 = none */
 	struct cx3_port port[CX3_NUM_PORTS];
 	unsigned long cmd_unknown;	/* commands refused as unknown */
+	bool trace;			/* log every packet (property trace=on) */
 };
 
 /* A command as it arrived in the HCR */

@@ -127,6 +127,10 @@ int cx3_cq_push(struct cx3_dev *dev, uint32_t cqn, const uint8_t cqe[32],
 		cq_error(dev, cq, 2);		/* access violation */
 		return -1;
 	}
+	if (dev->trace)
+		cx3_log(dev, "CQ 0x%x: CQE %u opcode 0x%02x QP 0x%x%s", cq->cqn,
+			cq->prod, cqe[31], cx3_get32(cqe, 0) & 0xffffff,
+			cq->arm != CQ_DISARMED ? " (armed)" : "");
 	cq->prod = (cq->prod + 1) & 0xffffff;
 	if (solicited)
 		cq->sol_pending = true;
@@ -151,6 +155,9 @@ void cx3_cq_doorbell(struct cx3_dev *dev, uint32_t dw0, uint32_t ci)
 		cx3_log(dev, "CQ 0x%x doorbell command %u ignored", cq->cqn, cmd);
 		return;
 	}
+	if (dev->trace)
+		cx3_log(dev, "CQ 0x%x: arm %u at ci %u (prod %u)", cq->cqn, cmd,
+			ci & 0xffffff, cq->prod);
 	cq->arm_ci = ci & 0xffffff;
 	cq->arm = cmd == CQ_DB_REQ_SOL ? CQ_ARMED_SOL : CQ_ARMED_NEXT;
 	if (cmd == CQ_DB_REQ_NEXT)

@@ -120,7 +120,7 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	o[0x1f] = LOG_MAX_EQ;
 	o[0x20] = 0 << 4;		/* log reserved MTTs */
 	o[0x21] = 0x3f;			/* log max MR size */
-	o[0x22] = 0;			/* log reserved MRWs */
+	o[0x22] = 4;			/* log reserved MRWs: keeps key 0x100 free */
 	o[0x23] = 0;
 	o[0x29] = 4;			/* log max outstanding RDMA (requester) */
 	o[0x2b] = 4;			/* ... and responder, per QP */

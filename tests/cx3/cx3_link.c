@@ -122,6 +122,21 @@ int cx3_pkt_parse(struct cx3_pkt *p, const uint8_t *raw, size_t len)
 /* ---------------------------------------------------------------------- */
 /* Egress */
 
+static void trace(struct cx3_dev *dev, const char *what, int port,
+		  const uint8_t *pkt, size_t len)
+{
+	struct cx3_pkt p;
+
+	if (cx3_pkt_parse(&p, pkt, len)) {
+		cx3_log(dev, "port %d %s: malformed packet of %zu bytes", port,
+			what, len);
+		return;
+	}
+	cx3_log(dev, "port %d %s: VL %u SL %u DLID 0x%04x SLID 0x%04x%s op 0x%02x P_Key 0x%04x QP 0x%06x PSN %u, %zu bytes",
+		port, what, p.vl, p.sl, p.dlid, p.slid, p.grh ? " GRH" : "",
+		p.opcode, p.pkey, p.dqpn, p.psn, len);
+}
+
 static void rx_enqueue(struct cx3_dev *dev, int port, const uint8_t *pkt,
 		       size_t len, bool local)
 {
@@ -162,6 +177,8 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 	uint8_t msg[1 + IB_MAX_PKT];
 
 	cx3_put32(pkt, len - IB_ICRC_BYTES, icrc(pkt, len));
+	if (dev->trace)
+		trace(dev, "xmit", port, pkt, len);
 	if (p->phys_state != CX3_PHYS_LINKUP ||
 	    (!vl15 && p->state != CX3_PORT_ACTIVE)) {
 		p->cnt.xmit_discards++;
@@ -203,6 +220,8 @@ static void ingress(struct cx3_dev *dev, struct cx3_rx *r)
 	struct cx3_port *p = &dev->port[r->port - 1];
 	struct cx3_pkt pkt;
 
+	if (dev->trace)
+		trace(dev, r->local ? "loopback" : "recv", r->port, r->data, r->len);
 	if (p->phys_state != CX3_PHYS_LINKUP && !r->local)
 		return;
 	if (cx3_pkt_parse(&pkt, r->data, r->len) ||

@@ -138,6 +138,12 @@ static int qp_geometry(struct cx3_dev *dev, struct cx3_qp *qp,
 	qp->buf.mtt_off = (uint64_t)c[0xcb] << 32 | cx3_get32(c, 0xcc);
 	qp->buf.size = (uint64_t)sq_bytes + rq_bytes;
 	qp->db_rec = cx3_get64(c, 0xa0);
+	if (dev->trace)
+		cx3_log(dev, "QP 0x%x: type %u SQ %u x %u at 0x%x, RQ %u x %u at 0x%x, page shift %u, MTT 0x%llx (sizes 0x%02x 0x%02x)",
+			qp->qpn, (cx3_get32(c, 0x00) >> 16) & 0xff, qp->sq.cnt,
+			1u << qp->sq.stride_shift, qp->sq.off, qp->rq.cnt,
+			1u << qp->rq.stride_shift, qp->rq.off, qp->buf.page_shift,
+			(unsigned long long)qp->buf.mtt_off, rq, sq);
 	qp->send_cqn = cx3_get32(c, 0x7c) & 0xffffff;
 	qp->recv_cqn = cx3_get32(c, 0x9c) & 0xffffff;
 	qp->pd = cx3_get32(c, 0x04) & 0xffffff;
@@ -176,6 +182,9 @@ static int qp_geometry(struct cx3_dev *dev, struct cx3_qp *qp,
 
 int cx3_qp_port(const struct cx3_qp *qp)
 {
+	/* QP0 and QP1 of ports 1 and 2 are base, base + 1, base + 2, base + 3 */
+	if (qp->st == CX3_ST_MLX)
+		return (int)(qp->special_index & 1) + 1;
 	return ((qp->ctx[0x18 + 0x20] >> 6) & 1) + 1;
 }
 
@@ -401,8 +410,9 @@ static uint8_t qp_latch(struct cx3_dev *dev, struct cx3_qp *qp, uint16_t op,
 		return CX3_STAT_OK;
 	}
 	if (op == OP_INIT2RTR) {
-		/* mtu and the local address vector apply to every type */
+		/* mtu and the port's scheduling queue apply to every type */
 		latch(qp->ctx, in, &(struct qpc_field)F(0x08, 1));
+		latch(qp->ctx, in, &(struct qpc_field)F(0x18 + 0x20, 1));
 		if (conn)
 			latch_list(qp->ctx, in, init2rtr_conn,
 				   sizeof(init2rtr_conn) / sizeof(init2rtr_conn[0]));
@@ -459,6 +469,7 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		if (!qp)
 			return CX3_STAT_EXCEED_LIM;
 		qp->qpn = qpn;
+		qp->special_index = qpn - dev->base_sqpn;
 		qp->state = CX3_QPS_RST;
 		if (cmd->opcode == OP_RST2INIT &&
 		    qp_geometry(dev, qp, cmd->inbox + QPC_OFF)) {

@@ -29,6 +29,7 @@ struct cx3_wq {
 
 struct cx3_qp {
 	uint32_t qpn;
+	uint32_t special_index;	/* QPN - base_sqpn: 0-1 QP0, 2-3 QP1 */
 	uint8_t state;
 	uint8_t st;
 	uint32_t pd;

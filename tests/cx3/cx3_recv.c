@@ -113,6 +113,7 @@ int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
 	unsigned int i;
 	uint32_t n, lkey;
 	uint64_t addr, seg;
+	int err;
 
 	for (i = 0; i < nsge && len; i++) {
 		seg = cx3_get32(sges, i * 16) & 0x7fffffff;
@@ -128,9 +129,14 @@ int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
 		seg -= skip;
 		skip = 0;
 		n = (uint32_t)(seg < len ? seg : len);
-		if (cx3_mr_rw(dev, lkey, qp->pd, addr, (void *)data, n,
-			      CX3_ACC_LOCAL_WRITE, true))
+		err = cx3_mr_rw(dev, lkey, qp->pd, addr, (void *)data, n,
+				CX3_ACC_LOCAL_WRITE, true);
+		if (err) {
+			cx3_log(dev, "QP 0x%x: receive into lkey 0x%x PD 0x%x at 0x%llx+%u failed (%d)",
+				qp->qpn, lkey, qp->pd, (unsigned long long)addr,
+				n, err);
 			return SYN_LOCAL_PROT;
+		}
 		data += n;
 		len -= n;
 	}
@@ -205,7 +211,7 @@ static void deliver_ud(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;
 	qkey = cx3_get32(p->ext, 0);
 	src = cx3_get32(p->ext, 4) & 0xffffff;
-	if (qp->st != CX3_ST_MLX || (qp->qpn - dev->base_sqpn) >= 2) {
+	if (qp->st != CX3_ST_MLX || qp->special_index >= 2) {
 		/* not QP0: the P_Key must be in the table, the Q_Key right */
 		pidx = pkey_lookup(port, p->pkey);
 		if (pidx < 0) {
@@ -229,8 +235,21 @@ static void deliver_ud(struct cx3_dev *dev, struct cx3_qp *qp,
 	}
 	data = p->ext + hdr;
 	len = p->payload_len - hdr;
-	if (take_rwqe(dev, qp, &w))
+	if (take_rwqe(dev, qp, &w)) {
+		if (dev->trace)
+			cx3_log(dev, "QP 0x%x: no receive WQE, packet dropped", qp->qpn);
 		return;		/* UD: no receive posted, the packet is lost */
+	}
+	if (dev->trace)
+		cx3_log(dev, "QP 0x%x: RQ WQE %u: %u SGEs, first {0x%x, 0x%x, 0x%llx}",
+			qp->qpn, w.index, w.nsge, cx3_get32(w.sges, 0),
+			cx3_get32(w.sges, 4),
+			(unsigned long long)cx3_get64(w.sges, 8));
+	if (dev->trace && len >= 16)
+		cx3_log(dev, "QP 0x%x: receive WQE %u gets %zu bytes: %02x %02x %02x %02x %02x%02x %02x %02x tid %08x%08x",
+			qp->qpn, w.index, len, data[0], data[1], data[2], data[3],
+			data[4], data[5], data[6], data[7], cx3_get32(data, 8),
+			cx3_get32(data, 12));
 	syn = p->grh ? cx3_scatter_sges(dev, qp, w.sges, w.nsge, p->grh,
 				       IB_GRH_BYTES, 0) : 0;
 	if (!syn)

@@ -48,6 +48,7 @@ struct CX3State {
 	/* properties */
 	uint64_t node_guid;
 	bool loopback;
+	bool trace;
 
 	/* log rate limit */
 	int64_t log_second;
@@ -328,6 +329,7 @@ static void cx3_realize(PCIDevice *pdev, Error **errp)
 
 	s->poll_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, cx3_poll_timer, s);
 	cx3_init(&s->dev, &host, s->node_guid, cable);
+	s->dev.trace = s->trace;
 
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		s->wire[i].s = s;
@@ -372,6 +374,7 @@ static Property cx3_properties[] = {
 	DEFINE_PROP_UINT64("node-guid", CX3State, node_guid,
 			   0x0002c90300a00010ull),
 	DEFINE_PROP_BOOL("loopback", CX3State, loopback, false),
+	DEFINE_PROP_BOOL("trace", CX3State, trace, false),
 	DEFINE_PROP_CHR("wire1", CX3State, wire[0].chr),
 	DEFINE_PROP_CHR("wire2", CX3State, wire[1].chr),
 	DEFINE_PROP_END_OF_LIST(),
