@@ -46,7 +46,6 @@ static int take_srq(struct cx3_dev *dev, struct cx3_srq *srq, struct rwqe *w)
 	uint16_t posted;
 	uint64_t off;
 	size_t stride = 1u << srq->stride_shift;
-	uint8_t data[4];
 
 	if (dev->host.dma_read(dev->host.opaque, srq->db_rec, rec, 4))
 		return -1;
@@ -62,17 +61,15 @@ static int take_srq(struct cx3_dev *dev, struct cx3_srq *srq, struct rwqe *w)
 		w->nsge = RWQE_MAX_SGE;
 	if (cx3_buf_read(dev, &srq->buf, off + 16, w->sges, w->nsge * 16))
 		return -1;
+	/* the driver never posts its free list's tail, so this link holds */
 	srq->head = cx3_get16(next, 2);
 	srq->consumed++;
 	if (srq->limit && (uint16_t)(posted - srq->consumed) < srq->limit) {
-		memset(data, 0, sizeof(data));
-		srq->limit = 0;
-		{
-			uint8_t ev[24] = { 0 };
+		uint8_t ev[24] = { 0 };
 
-			cx3_put32(ev, 0, srq->srqn);
-			cx3_eq_post(dev, EVENT_SRQ_LIMIT, 0, ev);
-		}
+		srq->limit = 0;
+		cx3_put32(ev, 0, srq->srqn);
+		cx3_eq_post(dev, EVENT_SRQ_LIMIT, 0, ev);
 	}
 	return 0;
 }

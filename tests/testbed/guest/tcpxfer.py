@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send or receive a deterministic stream over TCP and check its SHA-256.
+
+  tcpxfer.py recv PORT MIB     listen, receive MIB MiB, verify, print the digest
+  tcpxfer.py send HOST PORT MIB   connect (retrying), send MIB MiB
+Both ends derive the same data from a fixed seed, so the receiver knows what
+it must get without another channel.
+"""
+import hashlib
+import socket
+import sys
+import time
+
+CHUNK = 1 << 20
+
+
+def chunks(mib):
+    block = hashlib.sha256(b"cx3-testbed").digest() * (CHUNK // 32)
+    for i in range(mib):
+        yield bytes([i & 0xFF]) + block[1:]
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "recv":
+        port, mib = int(sys.argv[2]), int(sys.argv[3])
+        want = hashlib.sha256()
+        for c in chunks(mib):
+            want.update(c)
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("", port))
+        srv.listen(1)
+        srv.settimeout(300)
+        conn, _ = srv.accept()
+        conn.settimeout(300)
+        got = hashlib.sha256()
+        total = 0
+        while True:
+            data = conn.recv(1 << 16)
+            if not data:
+                break
+            got.update(data)
+            total += len(data)
+        ok = total == mib * CHUNK and got.digest() == want.digest()
+        print(f"received {total} bytes, sha256 {got.hexdigest()}, "
+              f"{'matches' if ok else 'DOES NOT match'}")
+        return 0 if ok else 1
+    host, port, mib = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    deadline = time.time() + 120
+    while True:
+        try:
+            s = socket.create_connection((host, port), timeout=10)
+            break
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
+    s.settimeout(300)
+    for c in chunks(mib):
+        s.sendall(c)
+    s.shutdown(socket.SHUT_WR)
+    s.recv(1)
+    s.close()
+    print(f"sent {mib} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
