@@ -370,6 +370,7 @@ static void qp_destroy(struct cx3_dev *dev, struct cx3_qp *qp)
 	err_list_del(dev, qp);
 	cx3_qp_rnr_wait(dev, qp, false);
 	dev->qps[qp->qpn] = NULL;
+	free(qp->resp_wqe);
 	free(qp);
 	dev->live.qp--;
 }

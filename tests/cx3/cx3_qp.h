@@ -46,6 +46,15 @@ struct cx3_qp {
 	uint32_t sq_psn;		/* next PSN to send */
 	uint32_t msn;			/* responder's message count */
 	bool inflight;			/* RC: WQE sq.cons awaits its response */
+	uint32_t inflight_pkts;		/* PSNs the in-flight request uses */
+	uint64_t read_off;		/* RDMA READ data received so far */
+	/* responder: a SEND or RDMA WRITE spanning several packets */
+	bool resp_active;
+	uint8_t resp_op;		/* SEND or WRITE */
+	uint64_t resp_off;		/* bytes of the message so far */
+	uint64_t resp_va;		/* WRITE: where the next packet goes */
+	uint32_t resp_rkey;
+	void *resp_wqe;			/* SEND: the receive WQE (cx3_recv.c) */
 	uint8_t rnr_left;		/* RNR retries left (7 = forever) */
 	uint8_t retry_left;
 	uint64_t rnr_at;		/* resend time, ms */
@@ -74,6 +83,14 @@ void cx3_rc_timers(struct cx3_dev *dev);
 static inline uint32_t cx3_qp_remote_qpn(const struct cx3_qp *qp)
 {
 	return cx3_get32(qp->ctx, 0x14) & 0xffffff;
+}
+
+/* Path MTU in bytes (context byte 8, bits 7:5: 1 = 256 .. 5 = 4096) */
+static inline uint32_t cx3_qp_mtu(const struct cx3_qp *qp)
+{
+	unsigned int m = qp->ctx[0x08] >> 5;
+
+	return 128u << (m >= 1 && m <= 5 ? m : 5);
 }
 
 static inline uint8_t cx3_qp_pkey_index(const struct cx3_qp *qp)

@@ -293,25 +293,54 @@ static void deliver_mcast(struct cx3_dev *dev, const struct cx3_pkt *p)
 /* ---------------------------------------------------------------------- */
 /* RC/UC responder */
 
-static void respond(struct cx3_dev *dev, struct cx3_qp *qp,
-		    const struct cx3_pkt *p, uint8_t opcode, uint8_t aeth,
-		    const uint8_t *data, size_t len)
+static void respond_psn(struct cx3_dev *dev, struct cx3_qp *qp,
+			const struct cx3_pkt *p, uint32_t psn, uint8_t opcode,
+			bool with_aeth, uint8_t aeth, const uint8_t *data,
+			size_t len)
 {
 	uint8_t *pkt = malloc(IB_MAX_PKT);
-	size_t off;
+	size_t off, h = with_aeth ? IB_AETH_BYTES : 0;
 
 	if (!pkt)
 		return;
 	off = cx3_build_headers(dev, qp, p->port, p->slid,
 				p->grh ? p->grh + 8 : NULL, p->grh != NULL,
 				p->sl, IB_TRANSPORT_RC | opcode, false,
-				cx3_qp_remote_qpn(qp), p->psn,
-				IB_AETH_BYTES + len, pkt);
-	cx3_put32(pkt, off, (uint32_t)aeth << 24 | (qp->msn++ & 0xffffff));
+				cx3_qp_remote_qpn(qp), psn, h + len, pkt);
+	if (with_aeth)
+		cx3_put32(pkt, off, (uint32_t)aeth << 24 | (qp->msn & 0xffffff));
 	if (len)
-		memcpy(pkt + off + IB_AETH_BYTES, data, len);
+		memcpy(pkt + off + h, data, len);
 	cx3_link_xmit(dev, p->port, pkt, (size_t)(cx3_get16(pkt, 4) & 0x7ff) * 4);
 	free(pkt);
+}
+
+static void respond(struct cx3_dev *dev, struct cx3_qp *qp,
+		    const struct cx3_pkt *p, uint8_t opcode, uint8_t aeth,
+		    const uint8_t *data, size_t len)
+{
+	if (aeth == AETH_ACK || opcode != IB_OP_ACK)
+		qp->msn++;
+	respond_psn(dev, qp, p, p->psn, opcode, true, aeth, data, len);
+}
+
+/* RDMA READ data, segmented by the path MTU: FIRST/LAST carry an AETH. */
+static void read_response(struct cx3_dev *dev, struct cx3_qp *qp,
+			  const struct cx3_pkt *p, const uint8_t *data,
+			  size_t len)
+{
+	uint32_t mtu = cx3_qp_mtu(qp), i, n = len <= mtu ? 1 : (uint32_t)((len + mtu - 1) / mtu);
+	size_t pos = 0, chunk;
+	uint8_t op;
+
+	qp->msn++;
+	for (i = 0; i < n; i++, pos += chunk) {
+		chunk = n == 1 ? len : i + 1 == n ? len - pos : mtu;
+		op = n == 1 ? IB_OP_READ_RESP_ONLY : i == 0 ? IB_OP_READ_RESP_FIRST :
+		     i + 1 == n ? IB_OP_READ_RESP_LAST : IB_OP_READ_RESP_MIDDLE;
+		respond_psn(dev, qp, p, p->psn + i, op,
+			    op != IB_OP_READ_RESP_MIDDLE, 0, data + pos, chunk);
+	}
 }
 
 /* A responder error: NAK (RC), the QP to ERR, the affiliated event. */
@@ -415,6 +444,103 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			recv_cqe(dev, qp, &w, p, RECV_OP_RDMA_WRITE_IMM,
 				 (uint32_t)len, immp, cx3_qp_remote_qpn(qp), 0, 0);
 		break;
+	case IB_OP_SEND_FIRST:
+		if (!qp->resp_wqe)
+			qp->resp_wqe = malloc(sizeof(struct rwqe));
+		if (!qp->resp_wqe)
+			return;
+		if (take_rwqe(dev, qp, qp->resp_wqe)) {
+			if (rc)
+				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
+					NULL, 0);
+			return;
+		}
+		qp->resp_active = true;
+		qp->resp_op = IB_OP_SEND_FIRST;
+		qp->resp_off = 0;
+		/* fall through */
+	case IB_OP_SEND_MIDDLE:
+	case IB_OP_SEND_LAST:
+	case IB_OP_SEND_LAST_IMM:
+		if (!qp->resp_active || qp->resp_op != IB_OP_SEND_FIRST) {
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			return;
+		}
+		if (op == IB_OP_SEND_LAST_IMM) {
+			if (len < IB_IMM_BYTES)
+				return;
+			immp = d;
+			d += IB_IMM_BYTES;
+			len -= IB_IMM_BYTES;
+		}
+		syn = cx3_scatter_sges(dev, qp, ((struct rwqe *)qp->resp_wqe)->sges,
+				       ((struct rwqe *)qp->resp_wqe)->nsge, d, len,
+				       qp->resp_off);
+		qp->resp_off += len;
+		if (syn || op == IB_OP_SEND_LAST || op == IB_OP_SEND_LAST_IMM) {
+			qp->resp_active = false;
+			recv_cqe(dev, qp, qp->resp_wqe, p,
+				 immp ? RECV_OP_SEND_IMM : RECV_OP_SEND,
+				 (uint32_t)qp->resp_off, immp,
+				 cx3_qp_remote_qpn(qp), 0, (uint8_t)syn);
+		}
+		if (syn) {
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			return;
+		}
+		if (op != IB_OP_SEND_LAST && op != IB_OP_SEND_LAST_IMM)
+			return;		/* ACK only the last packet */
+		break;
+	case IB_OP_WRITE_FIRST:
+		if (len < IB_RETH_BYTES)
+			return;
+		qp->resp_va = cx3_get64(d, 0);
+		qp->resp_rkey = cx3_get32(d, 8);
+		d += IB_RETH_BYTES;
+		len -= IB_RETH_BYTES;
+		qp->resp_active = true;
+		qp->resp_op = IB_OP_WRITE_FIRST;
+		qp->resp_off = 0;
+		/* fall through */
+	case IB_OP_WRITE_MIDDLE:
+	case IB_OP_WRITE_LAST:
+	case IB_OP_WRITE_LAST_IMM:
+		if (!qp->resp_active || qp->resp_op != IB_OP_WRITE_FIRST) {
+			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			return;
+		}
+		if (op == IB_OP_WRITE_LAST_IMM) {
+			if (len < IB_IMM_BYTES)
+				return;
+			immp = d;
+			d += IB_IMM_BYTES;
+			len -= IB_IMM_BYTES;
+			if (take_rwqe(dev, qp, &w)) {
+				if (rc)
+					respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+						((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
+						NULL, 0);
+				return;
+			}
+		}
+		if (!qp_allows(qp, 14) ||
+		    (len && cx3_mr_rw(dev, qp->resp_rkey, qp->pd, qp->resp_va,
+				      (void *)d, len, CX3_ACC_REMOTE_WRITE, true))) {
+			qp->resp_active = false;
+			responder_error(dev, qp, p, AETH_NAK_ACCESS);
+			return;
+		}
+		qp->resp_va += len;
+		qp->resp_off += len;
+		if (op != IB_OP_WRITE_LAST && op != IB_OP_WRITE_LAST_IMM)
+			return;
+		qp->resp_active = false;
+		if (immp)
+			recv_cqe(dev, qp, &w, p, RECV_OP_RDMA_WRITE_IMM,
+				 (uint32_t)qp->resp_off, immp,
+				 cx3_qp_remote_qpn(qp), 0, 0);
+		break;
 	case IB_OP_READ_REQ:
 		if (!rc || len < IB_RETH_BYTES)
 			return;
@@ -429,7 +555,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
 		}
-		respond(dev, qp, p, IB_OP_READ_RESP_ONLY, 0, buf, n);
+		read_response(dev, qp, p, buf, n);
 		free(buf);
 		return;
 	case IB_OP_CMP_SWAP:
@@ -492,7 +618,7 @@ void cx3_recv_packet(struct cx3_dev *dev, const struct cx3_pkt *p)
 		return;
 	if (tr == IB_TRANSPORT_RC &&
 	    (op == IB_OP_ACK || op == IB_OP_ATOMIC_ACK ||
-	     op == IB_OP_READ_RESP_ONLY)) {
+	     (op >= IB_OP_READ_RESP_FIRST && op <= IB_OP_READ_RESP_ONLY))) {
 		cx3_rc_response(dev, qp, p);
 		return;
 	}

@@ -310,7 +310,8 @@ static int send_connected(struct cx3_dev *dev, struct cx3_qp *qp,
 	uint16_t dlid;
 	bool grh, imm = false;
 	long got;
-	uint32_t len = 0;
+	uint32_t len = 0, mtu, npkts, i;
+	size_t pos;
 
 	switch (w->opcode) {
 	case WQE_SEND:
@@ -360,45 +361,74 @@ static int send_connected(struct cx3_dev *dev, struct cx3_qp *qp,
 		n = (size_t)got;
 		len = (uint32_t)n;
 	}
-	if (imm)
-		ext += IB_IMM_BYTES;
 	pkt = malloc(IB_MAX_PKT);
 	if (!pkt) {
 		free(data);
 		return SYN_LOCAL_LENGTH;
 	}
 	rc_path(qp, &dlid, &grh, &sl);
-	off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
-				qp->ctx + 0x18 + 0x10, grh, sl, tr | op,
-				w->solicited, cx3_qp_remote_qpn(qp),
-				qp->sq_psn, ext + n, pkt);
-	if (tr == IB_TRANSPORT_RC)
-		pkt[off - 4] |= 0x80;		/* ACK request */
-	if (ext >= IB_RETH_BYTES) {
-		memcpy(pkt + off, w->b + 16, 12);	/* VA, R_Key */
-		if (op == IB_OP_CMP_SWAP || op == IB_OP_FETCH_ADD) {
-			memcpy(pkt + off + 12, w->b + 32, 16);	/* swap|add, compare */
-			off += IB_ATOMIC_ETH_BYTES;
-		} else {
-			cx3_put32(pkt, off + 12, len);
-			off += IB_RETH_BYTES;
+	mtu = cx3_qp_mtu(qp);
+	/* segment SEND and RDMA WRITE payloads by the path MTU */
+	npkts = (op == IB_OP_READ_REQ || op == IB_OP_CMP_SWAP ||
+		 op == IB_OP_FETCH_ADD || n <= mtu) ? 1 : (uint32_t)((n + mtu - 1) / mtu);
+	for (i = 0, pos = 0; i < npkts; i++) {
+		bool first = i == 0, last = i + 1 == npkts;
+		size_t chunk = npkts == 1 ? n : (last ? n - pos : mtu);
+		size_t hext = 0;
+		uint8_t pop = op;
+
+		if (npkts > 1) {
+			bool send = op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM;
+
+			pop = send ? (first ? IB_OP_SEND_FIRST : last ?
+				      (imm ? IB_OP_SEND_LAST_IMM : IB_OP_SEND_LAST) :
+				      IB_OP_SEND_MIDDLE) :
+				     (first ? IB_OP_WRITE_FIRST : last ?
+				      (imm ? IB_OP_WRITE_LAST_IMM : IB_OP_WRITE_LAST) :
+				      IB_OP_WRITE_MIDDLE);
 		}
+		if (first)
+			hext = ext;	/* RETH or AtomicETH */
+		if (imm && last)
+			hext += IB_IMM_BYTES;
+		off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
+					qp->ctx + 0x18 + 0x10, grh, sl, tr | pop,
+					w->solicited && last, cx3_qp_remote_qpn(qp),
+					qp->sq_psn + i, hext + chunk, pkt);
+		if (tr == IB_TRANSPORT_RC && last)
+			pkt[off - 4] |= 0x80;		/* ACK request */
+		if (first && ext >= IB_RETH_BYTES) {
+			memcpy(pkt + off, w->b + 16, 12);	/* VA, R_Key */
+			if (op == IB_OP_CMP_SWAP || op == IB_OP_FETCH_ADD) {
+				/* swap or add, compare */
+				memcpy(pkt + off + 12, w->b + 32, 16);
+				off += IB_ATOMIC_ETH_BYTES;
+			} else {
+				cx3_put32(pkt, off + 12, len);
+				off += IB_RETH_BYTES;
+			}
+		}
+		if (imm && last) {
+			memcpy(pkt + off, w->b + 12, 4);
+			off += IB_IMM_BYTES;
+		}
+		if (chunk)
+			memcpy(pkt + off, data + pos, chunk);
+		pos += chunk;
+		cx3_link_xmit(dev, cx3_qp_port(qp), pkt, packet_len(pkt));
 	}
-	if (imm) {
-		memcpy(pkt + off, w->b + 12, 4);
-		off += IB_IMM_BYTES;
-	}
-	if (n)
-		memcpy(pkt + off, data, n);
 	free(data);
-	cx3_link_xmit(dev, cx3_qp_port(qp), pkt, packet_len(pkt));
 	free(pkt);
+	if (op == IB_OP_READ_REQ)	/* the responses use one PSN each */
+		npkts = len <= mtu ? 1 : (len + mtu - 1) / mtu;
 	if (tr == IB_TRANSPORT_UC) {
-		qp->sq_psn++;
+		qp->sq_psn += npkts;
 		send_done(dev, qp, w, 0);
 		return 0;
 	}
 	qp->inflight = true;
+	qp->inflight_pkts = npkts;
+	qp->read_off = 0;
 	qp->rnr_at = dev->host.now_ms(dev->host.opaque) + cx3_qp_ack_timeout_ms(qp);
 	cx3_qp_rnr_wait(dev, qp, true);
 	return 0;
@@ -470,7 +500,8 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;			/* a duplicate, or nothing asked */
 	if (p->payload_len < IB_AETH_BYTES)
 		return;
-	synd = p->ext[0];
+	/* a middle read response has no AETH: it acknowledges nothing */
+	synd = op == IB_OP_READ_RESP_MIDDLE ? 0 : p->ext[0];
 	w = malloc(sizeof(*w));
 	if (!w)
 		return;
@@ -500,15 +531,25 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;
 	}
 	/* ACK, with data for a read or an atomic */
-	if (op == (IB_OP_READ_RESP_ONLY & 0x1f) && w->opcode == WQE_RDMA_READ) {
+	if ((op == (IB_OP_READ_RESP_ONLY & 0x1f) || op == IB_OP_READ_RESP_FIRST ||
+	     op == IB_OP_READ_RESP_MIDDLE || op == IB_OP_READ_RESP_LAST) &&
+	    w->opcode == WQE_RDMA_READ) {
+		/* FIRST, LAST and ONLY carry an AETH, MIDDLE does not */
+		size_t h = op == IB_OP_READ_RESP_MIDDLE ? 0 : IB_AETH_BYTES;
+
 		err = cx3_scatter_sges(dev, qp, w->b + 32, (w->size - 32) / 16,
-				       p->payload + IB_AETH_BYTES,
-				       p->payload_len - IB_AETH_BYTES, 0);
-		byte_cnt = (uint32_t)(p->payload_len - IB_AETH_BYTES);
+				       p->payload + h, p->payload_len - h,
+				       qp->read_off);
+		qp->read_off += p->payload_len - h;
+		byte_cnt = (uint32_t)qp->read_off;
 		if (err) {
 			send_error(dev, qp, w, (uint8_t)err);
 			free(w);
 			return;
+		}
+		if (op == IB_OP_READ_RESP_FIRST || op == IB_OP_READ_RESP_MIDDLE) {
+			free(w);
+			return;		/* more to come */
 		}
 	} else if (op == (IB_OP_ATOMIC_ACK & 0x1f) &&
 		   (w->opcode == WQE_ATOMIC_CS || w->opcode == WQE_ATOMIC_FA)) {
@@ -528,7 +569,7 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 	}
 	qp->inflight = false;
 	cx3_qp_rnr_wait(dev, qp, false);
-	qp->sq_psn++;
+	qp->sq_psn += qp->inflight_pkts;
 	qp->retry_left = (cx3_get32(qp->ctx, 0x70) >> 16) & 7;
 	send_done(dev, qp, w, byte_cnt);
 	free(w);

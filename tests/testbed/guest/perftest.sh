@@ -10,7 +10,7 @@ out=$(mktemp -d)
 for bench in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat; do
 	opts=(-d mlx4_0 -n 200 -F)
 	case $bench in
-	*_bw) opts+=(-s 4096) ;;
+	*_bw) opts+=(-s 65536) ;;
 	esac
 	[ "$bench" = ib_atomic_bw ] && opts=(-d mlx4_0 -n 200 -F)
 	if [ "${NODES:-1}" = 1 ]; then
