@@ -201,11 +201,16 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 		rx_enqueue(dev, port == 1 ? 2 : 1, pkt, len, false);
 		break;
 	case CX3_CABLE_WIRE:
-		if (dev->host.wire_send && len <= IB_MAX_PKT) {
-			msg[0] = WIRE_MSG_PKT;
-			memcpy(msg + 1, pkt, len);
-			dev->host.wire_send(dev->host.opaque, port, msg, len + 1);
+		if (!dev->host.wire_send)
+			break;
+		if (len > IB_MAX_PKT) {
+			cx3_log(dev, "port %d: packet of %zu bytes too long for the wire",
+				port, len);
+			break;
 		}
+		msg[0] = WIRE_MSG_PKT;
+		memcpy(msg + 1, pkt, len);
+		dev->host.wire_send(dev->host.opaque, port, msg, len + 1);
 		break;
 	default:
 		break;

@@ -358,6 +358,27 @@ static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 	cx3_qp_to_error(dev, qp);
 }
 
+/* RC only: no receive WQE yet, ask the requester to retry later. */
+static void rnr_nak(struct cx3_dev *dev, struct cx3_qp *qp,
+		    const struct cx3_pkt *p)
+{
+	if (qp->st == CX3_ST_RC)
+		respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+			((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f), NULL, 0);
+}
+
+/* Strip the ImmDt header off the payload; NULL if the packet is short. */
+static const uint8_t *take_imm(const uint8_t **d, size_t *len)
+{
+	const uint8_t *imm = *d;
+
+	if (*len < IB_IMM_BYTES)
+		return NULL;
+	*d += IB_IMM_BYTES;
+	*len -= IB_IMM_BYTES;
+	return imm;
+}
+
 static bool qp_allows(const struct cx3_qp *qp, unsigned int bit)
 {
 	return (cx3_get32(qp->ctx, 0x90) >> bit) & 1;
@@ -386,17 +407,12 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	case IB_OP_SEND_ONLY_IMM:
 		imm = op == IB_OP_SEND_ONLY_IMM;
 		if (imm) {
-			if (len < IB_IMM_BYTES)
+			immp = take_imm(&d, &len);
+			if (!immp)
 				return;
-			immp = d;
-			d += IB_IMM_BYTES;
-			len -= IB_IMM_BYTES;
 		}
 		if (take_rwqe(dev, qp, &w)) {
-			if (rc)
-				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
-					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
-					NULL, 0);
+			rnr_nak(dev, qp, p);
 			return;
 		}
 		syn = cx3_scatter_sges(dev, qp, w.sges, w.nsge, d, len, 0);
@@ -428,10 +444,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		if (imm && take_rwqe(dev, qp, &w)) {
-			if (rc)
-				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
-					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
-					NULL, 0);
+			rnr_nak(dev, qp, p);
 			return;
 		}
 		if (!qp_allows(qp, 14) ||
@@ -450,10 +463,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		if (!qp->resp_wqe)
 			return;
 		if (take_rwqe(dev, qp, qp->resp_wqe)) {
-			if (rc)
-				respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
-					((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
-					NULL, 0);
+			rnr_nak(dev, qp, p);
 			return;
 		}
 		qp->resp_active = true;
@@ -468,11 +478,9 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		if (op == IB_OP_SEND_LAST_IMM) {
-			if (len < IB_IMM_BYTES)
+			immp = take_imm(&d, &len);
+			if (!immp)
 				return;
-			immp = d;
-			d += IB_IMM_BYTES;
-			len -= IB_IMM_BYTES;
 		}
 		syn = cx3_scatter_sges(dev, qp, ((struct rwqe *)qp->resp_wqe)->sges,
 				       ((struct rwqe *)qp->resp_wqe)->nsge, d, len,
@@ -511,16 +519,11 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		if (op == IB_OP_WRITE_LAST_IMM) {
-			if (len < IB_IMM_BYTES)
+			immp = take_imm(&d, &len);
+			if (!immp)
 				return;
-			immp = d;
-			d += IB_IMM_BYTES;
-			len -= IB_IMM_BYTES;
 			if (take_rwqe(dev, qp, &w)) {
-				if (rc)
-					respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
-						((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f),
-						NULL, 0);
+				rnr_nak(dev, qp, p);
 				return;
 			}
 		}

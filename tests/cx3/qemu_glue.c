@@ -23,7 +23,7 @@
 #include "cx3.h"
 
 #define TYPE_CX3		"cx3"
-#define CX3_WIRE_MAX		4096	/* largest wire message */
+#define CX3_WIRE_MAX		(8192 + 1)	/* a packet and its type byte */
 #define CX3_LOG_BURST		200	/* lines per second before we hold back */
 
 OBJECT_DECLARE_SIMPLE_TYPE(CX3State, CX3)
