@@ -186,6 +186,12 @@ struct cx3_port_counters {
 struct cx3_port {
 	int num;			/* 1 or 2 */
 	enum cx3_cable cable;
+	/*
+	 * Test-bed shortcut, not a real card's behaviour: with a LID here the
+	 * port goes ACTIVE with that LID as soon as its link is up, as if a
+	 * subnet manager had configured it (for stacks with no MAD layer).
+	 */
+	uint16_t auto_lid;
 	bool phy_enabled;		/* INIT_PORT done, CLOSE_PORT not */
 	bool peer_phy_enabled;		/* the far end of the cable is on */
 

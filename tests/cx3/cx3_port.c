@@ -66,6 +66,13 @@ static void port_update_link(struct cx3_dev *dev, struct cx3_port *p)
 		p->phys_state = CX3_PHYS_LINKUP;
 		p->state = CX3_PORT_INIT;
 		cx3_log(dev, "port %d: link up", p->num);
+		if (p->auto_lid) {
+			/* the test-bed shortcut: configured as an SM would */
+			p->lid = p->auto_lid;
+			p->sm_lid = p->auto_lid;
+			cx3_port_set_state(dev, p->num, CX3_PORT_ARMED);
+			cx3_port_set_state(dev, p->num, CX3_PORT_ACTIVE);
+		}
 	} else if (!up && p->phys_state == CX3_PHYS_LINKUP) {
 		p->phys_state = p->phy_enabled ? CX3_PHYS_POLLING :
 						 CX3_PHYS_DISABLED;
@@ -97,12 +104,14 @@ void cx3_port_reset(struct cx3_dev *dev)
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		struct cx3_port *p = &dev->port[i];
 		enum cx3_cable cable = p->cable;
+		uint16_t auto_lid = p->auto_lid;
 		bool peer = p->peer_phy_enabled;
 		bool was_on = p->phy_enabled;
 
 		memset(p, 0, sizeof(*p));
 		p->num = i + 1;
 		p->cable = cable;
+		p->auto_lid = auto_lid;
 		p->peer_phy_enabled = peer;
 		p->state = CX3_PORT_DOWN;
 		p->phys_state = CX3_PHYS_DISABLED;

@@ -8,6 +8,10 @@
  * cx3_*.c files.
  *
  *   -device cx3[,node-guid=N][,loopback=on][,wire1=CHARDEV][,wire2=CHARDEV]
+ *              [,trace=on][,auto-lid1=LID][,auto-lid2=LID]
+ *
+ * auto-lidN is a test-bed shortcut no real card has: port N goes ACTIVE
+ * with that LID as soon as its link is up, as if an SM had configured it.
  */
 #include "qemu/osdep.h"
 #include "qemu/module.h"
@@ -49,6 +53,7 @@ struct CX3State {
 	uint64_t node_guid;
 	bool loopback;
 	bool trace;
+	uint16_t auto_lid[CX3_NUM_PORTS];
 
 	/* log rate limit */
 	int64_t log_second;
@@ -330,6 +335,8 @@ static void cx3_realize(PCIDevice *pdev, Error **errp)
 	s->poll_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, cx3_poll_timer, s);
 	cx3_init(&s->dev, &host, s->node_guid, cable);
 	s->dev.trace = s->trace;
+	for (i = 0; i < CX3_NUM_PORTS; i++)
+		s->dev.port[i].auto_lid = s->auto_lid[i];
 
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		s->wire[i].s = s;
@@ -375,6 +382,9 @@ static Property cx3_properties[] = {
 			   0x0002c90300a00010ull),
 	DEFINE_PROP_BOOL("loopback", CX3State, loopback, false),
 	DEFINE_PROP_BOOL("trace", CX3State, trace, false),
+	/* test-bed shortcut: ACTIVE with this LID at link up, no SM needed */
+	DEFINE_PROP_UINT16("auto-lid1", CX3State, auto_lid[0], 0),
+	DEFINE_PROP_UINT16("auto-lid2", CX3State, auto_lid[1], 0),
 	DEFINE_PROP_CHR("wire1", CX3State, wire[0].chr),
 	DEFINE_PROP_CHR("wire2", CX3State, wire[1].chr),
 	DEFINE_PROP_END_OF_LIST(),
