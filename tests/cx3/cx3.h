@@ -192,6 +192,7 @@ struct cx3_port {
 	 * subnet manager had configured it (for stacks with no MAD layer).
 	 */
 	uint16_t auto_lid;
+	bool pulled;			/* the cable is unplugged (monitor) */
 	bool phy_enabled;		/* INIT_PORT done, CLOSE_PORT not */
 	bool peer_phy_enabled;		/* the far end of the cable is on */
 
@@ -413,6 +414,7 @@ void cx3_port_set_state(struct cx3_dev *dev, int port, uint8_t state);
 void cx3_port_wire_recv(struct cx3_dev *dev, int port, const void *msg,
 			size_t len);
 void cx3_port_wire_connected(struct cx3_dev *dev, int port, bool connected);
+void cx3_port_set_plugged(struct cx3_dev *dev, int port, bool plugged);
 
 /*
  * cx3_sma.c: the firmware's subnet management and performance agents,

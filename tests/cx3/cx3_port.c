@@ -44,7 +44,7 @@ static void port_event(struct cx3_dev *dev, struct cx3_port *p, uint8_t sub)
 
 static bool link_should_be_up(struct cx3_dev *dev, struct cx3_port *p)
 {
-	if (!p->phy_enabled)
+	if (!p->phy_enabled || p->pulled)
 		return false;
 	switch (p->cable) {
 	case CX3_CABLE_LOOP:
@@ -88,7 +88,7 @@ static void port_update_link(struct cx3_dev *dev, struct cx3_port *p)
 
 static void port_phy_changed(struct cx3_dev *dev, struct cx3_port *p)
 {
-	uint8_t msg[2] = { WIRE_MSG_PHY, p->phy_enabled };
+	uint8_t msg[2] = { WIRE_MSG_PHY, p->phy_enabled && !p->pulled };
 
 	if (p->cable == CX3_CABLE_WIRE && dev->host.wire_send)
 		dev->host.wire_send(dev->host.opaque, p->num, msg, sizeof(msg));
@@ -105,13 +105,14 @@ void cx3_port_reset(struct cx3_dev *dev)
 		struct cx3_port *p = &dev->port[i];
 		enum cx3_cable cable = p->cable;
 		uint16_t auto_lid = p->auto_lid;
-		bool peer = p->peer_phy_enabled;
+		bool peer = p->peer_phy_enabled, pulled = p->pulled;
 		bool was_on = p->phy_enabled;
 
 		memset(p, 0, sizeof(*p));
 		p->num = i + 1;
 		p->cable = cable;
 		p->auto_lid = auto_lid;
+		p->pulled = pulled;
 		p->peer_phy_enabled = peer;
 		p->state = CX3_PORT_DOWN;
 		p->phys_state = CX3_PHYS_DISABLED;
@@ -180,7 +181,7 @@ void cx3_port_wire_connected(struct cx3_dev *dev, int port, bool connected)
 	if (!p)
 		return;
 	if (connected) {
-		msg[1] = p->phy_enabled;
+		msg[1] = p->phy_enabled && !p->pulled;
 		if (dev->host.wire_send)
 			dev->host.wire_send(dev->host.opaque, port, msg,
 					    sizeof(msg));
@@ -188,6 +189,24 @@ void cx3_port_wire_connected(struct cx3_dev *dev, int port, bool connected)
 		p->peer_phy_enabled = false;
 		port_update_link(dev, p);
 	}
+}
+
+/*
+ * Pull or replug a port's cable at run time.  A loopback cable joins both
+ * ports of the card, so it is pulled for both; a wire tells the far end
+ * that the link is gone, as the lost signal would.
+ */
+void cx3_port_set_plugged(struct cx3_dev *dev, int port, bool plugged)
+{
+	struct cx3_port *p = port_get(dev, port);
+
+	if (!p || p->pulled == !plugged)
+		return;
+	cx3_log(dev, "port %d: cable %s", port, plugged ? "plugged in" : "pulled");
+	p->pulled = !plugged;
+	if (p->cable == CX3_CABLE_LOOP)
+		dev->port[p->num == 1 ? 1 : 0].pulled = !plugged;
+	port_phy_changed(dev, p);
 }
 
 uint8_t cx3_cmd_init_port(struct cx3_dev *dev, struct cx3_cmd *cmd)

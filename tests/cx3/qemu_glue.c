@@ -10,6 +10,7 @@
  *   -device cx3[,node-guid=N][,loopback=on][,wire1=CHARDEV][,wire2=CHARDEV]
  *              [,trace=on][,auto-lid1=LID][,auto-lid2=LID]
  *
+ * At run time, `qom-set <id> link1 off` pulls port 1's cable, `on` plugs it.
  * auto-lidN is a test-bed shortcut no real card has: port N goes ACTIVE
  * with that LID as soon as its link is up, as if an SM had configured it.
  */
@@ -369,6 +370,45 @@ static void cx3_exit(PCIDevice *pdev)
 	msix_uninit(pdev, &s->bar0, &s->bar0);
 }
 
+/* Run-time cable control: qom-set <device> link1|link2 on|off */
+static bool cx3_get_link(CX3State *s, int port)
+{
+	return !s->dev.port[port - 1].pulled;
+}
+
+static void cx3_set_link(CX3State *s, int port, bool on)
+{
+	cx3_port_set_plugged(&s->dev, port, on);
+	cx3_pump(&s->dev);
+	cx3_poll_arm(s);
+}
+
+static bool cx3_get_link1(Object *obj, Error **errp)
+{
+	return cx3_get_link(CX3(obj), 1);
+}
+
+static void cx3_set_link1(Object *obj, bool on, Error **errp)
+{
+	cx3_set_link(CX3(obj), 1, on);
+}
+
+static bool cx3_get_link2(Object *obj, Error **errp)
+{
+	return cx3_get_link(CX3(obj), 2);
+}
+
+static void cx3_set_link2(Object *obj, bool on, Error **errp)
+{
+	cx3_set_link(CX3(obj), 2, on);
+}
+
+static void cx3_instance_init(Object *obj)
+{
+	object_property_add_bool(obj, "link1", cx3_get_link1, cx3_set_link1);
+	object_property_add_bool(obj, "link2", cx3_get_link2, cx3_set_link2);
+}
+
 static void cx3_qdev_reset(DeviceState *d)
 {
 	CX3State *s = CX3(d);
@@ -414,6 +454,7 @@ static const TypeInfo cx3_info = {
 	.name = TYPE_CX3,
 	.parent = TYPE_PCI_DEVICE,
 	.instance_size = sizeof(CX3State),
+	.instance_init = cx3_instance_init,
 	.class_init = cx3_class_init,
 	.interfaces = (InterfaceInfo[]) {
 		{ INTERFACE_CONVENTIONAL_PCI_DEVICE },

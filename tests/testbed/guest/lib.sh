@@ -23,3 +23,24 @@ contains() {
 		grep -Eq -- "$re" <<<"$text" || return 1
 	done
 }
+
+# cable PORT on|off: have the harness plug or pull this card's cable
+cable() {
+	rm -f /vmout/cable-done
+	echo "$1 $2" >/vmout/cable
+	for _ in $(seq 150); do
+		[ -e /vmout/cable-done ] && { rm -f /vmout/cable-done; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# wait_for SECONDS CMD...: poll until CMD succeeds
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
