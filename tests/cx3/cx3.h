@@ -146,6 +146,10 @@ struct cx3_host {
 /* ---------------------------------------------------------------------- */
 /* Ports and the subnet management agent's view of them */
 
+/* Messages on a cable to another VM: byte 0 is the type */
+#define CX3_WIRE_MSG_PHY	1	/* byte 1: the far PHY is on (1) or off */
+#define CX3_WIRE_MSG_PKT	2	/* an InfiniBand packet follows */
+
 enum cx3_cable {
 	CX3_CABLE_NONE,		/* nothing plugged in */
 	CX3_CABLE_LOOP,		/* port 1 <-> port 2 of this same card */

@@ -16,7 +16,6 @@
 #include "cx3_pkt.h"
 #include "cx3_qp.h"
 
-#define WIRE_MSG_PKT		2	/* byte 0 of a wire message */
 
 struct cx3_rx {
 	struct cx3_rx *next;
@@ -208,7 +207,7 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 				port, len);
 			break;
 		}
-		msg[0] = WIRE_MSG_PKT;
+		msg[0] = CX3_WIRE_MSG_PKT;
 		memcpy(msg + 1, pkt, len);
 		dev->host.wire_send(dev->host.opaque, port, msg, len + 1);
 		break;

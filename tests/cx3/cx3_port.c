@@ -20,9 +20,6 @@
 #define PORT_CHANGE_DOWN	1
 #define PORT_CHANGE_ACTIVE	4
 
-/* Wire messages: byte 0 is the type. */
-#define WIRE_MSG_PHY		1	/* byte 1: PHY on (1) or off (0) */
-#define WIRE_MSG_PKT		2	/* an InfiniBand packet follows */
 
 /* The capability mask a ConnectX-3 reports before drivers add to it */
 #define DEFAULT_CAP_MASK	0x02504868u
@@ -88,7 +85,7 @@ static void port_update_link(struct cx3_dev *dev, struct cx3_port *p)
 
 static void port_phy_changed(struct cx3_dev *dev, struct cx3_port *p)
 {
-	uint8_t msg[2] = { WIRE_MSG_PHY, p->phy_enabled && !p->pulled };
+	uint8_t msg[2] = { CX3_WIRE_MSG_PHY, p->phy_enabled && !p->pulled };
 
 	if (p->cable == CX3_CABLE_WIRE && dev->host.wire_send)
 		dev->host.wire_send(dev->host.opaque, p->num, msg, sizeof(msg));
@@ -119,7 +116,7 @@ void cx3_port_reset(struct cx3_dev *dev)
 		cx3_sma_port_defaults(dev, p);
 		p->cap_mask = DEFAULT_CAP_MASK;
 		if (was_on && cable == CX3_CABLE_WIRE && dev->host.wire_send) {
-			uint8_t msg[2] = { WIRE_MSG_PHY, 0 };
+			uint8_t msg[2] = { CX3_WIRE_MSG_PHY, 0 };
 
 			dev->host.wire_send(dev->host.opaque, p->num, msg,
 					    sizeof(msg));
@@ -160,11 +157,11 @@ void cx3_port_wire_recv(struct cx3_dev *dev, int port, const void *msg,
 
 	if (!p || len < 1)
 		return;
-	if (m[0] == WIRE_MSG_PKT) {
+	if (m[0] == CX3_WIRE_MSG_PKT) {
 		cx3_port_wire_packet(dev, port, m + 1, len - 1);
 		return;
 	}
-	if (m[0] == WIRE_MSG_PHY && len == 2) {
+	if (m[0] == CX3_WIRE_MSG_PHY && len == 2) {
 		p->peer_phy_enabled = m[1] != 0;
 		port_update_link(dev, p);
 		return;
@@ -176,7 +173,7 @@ void cx3_port_wire_recv(struct cx3_dev *dev, int port, const void *msg,
 void cx3_port_wire_connected(struct cx3_dev *dev, int port, bool connected)
 {
 	struct cx3_port *p = port_get(dev, port);
-	uint8_t msg[2] = { WIRE_MSG_PHY, 0 };
+	uint8_t msg[2] = { CX3_WIRE_MSG_PHY, 0 };
 
 	if (!p)
 		return;

@@ -60,15 +60,10 @@ static int read_wqe(struct cx3_dev *dev, struct cx3_qp *qp, uint32_t idx,
 		return -1;
 	if (cx3_buf_read(dev, &qp->buf, off, w->b, w->size))
 		return -1;
-	if (qp->st == CX3_ST_MLX) {
-		w->opcode = w->b[3] & 0x1f;
-		w->signaled = ((cx3_get32(w->b, 8) >> 2) & 3) == 3;
-		w->solicited = false;
-	} else {
-		w->opcode = w->b[3] & 0x1f;
-		w->signaled = ((cx3_get32(w->b, 8) >> 2) & 3) == 3;
-		w->solicited = cx3_get32(w->b, 8) & 2;
-	}
+	w->opcode = w->b[3] & 0x1f;
+	w->signaled = ((cx3_get32(w->b, 8) >> 2) & 3) == 3;
+	/* the MLX segment has no solicited bit; the driver's BTH carries it */
+	w->solicited = qp->st != CX3_ST_MLX && (cx3_get32(w->b, 8) & 2);
 	return 0;
 }
 
