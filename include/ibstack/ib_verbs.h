@@ -1,0 +1,1019 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel verbs API: the interface between ib_core, the HCA drivers
+ * (mlx4_ib) and the kernel consumers (ib_mad, ib_sa, ib_cm, IPoIB, uverbs).
+ *
+ * Contexts, as the midlayer rules have them:
+ *  - [any]   callable from any context, never sleeps (hard IRQ included);
+ *  - [sleep] process context, may sleep.
+ * The data-path verbs ib_post_send(), ib_post_recv(), ib_post_srq_recv(),
+ * ib_poll_cq(), ib_req_notify_cq() and the driver's AH calls are [any].  A
+ * driver never calls a CQ's completion handler or an event handler from the
+ * call chain of a verb, and calls one CQ's completion handler from one
+ * context at a time.
+ *
+ * Numeric values of the enums below that user space can see through uverbs
+ * (access flags, QP attribute masks, states, types, WC status and opcodes,
+ * event types, device and port capability bits) are those of the IBA and of
+ * upstream Linux, so the uverbs ABI can pass them through unchanged.
+ */
+#ifndef IBSTACK_IB_VERBS_H
+#define IBSTACK_IB_VERBS_H
+
+#include <ibstack/no_kernel_ib.h>
+#include <linux/types.h>
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/rwsem.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
+#include <linux/workqueue.h>
+#include <linux/err.h>
+#include <ibstack/ib_mad_wire.h>
+
+struct ib_device;
+struct ib_udata;
+struct ib_ucontext;
+struct ib_uobject;
+struct ib_port_cache;
+
+#define IB_DEVICE_NAME_MAX	64
+#define IB_NODE_DESC_MAX	64
+
+/* ---------------------------------------------------------------------- */
+/* Addressing */
+
+union ib_gid {
+	u8 raw[16];
+	struct {
+		__be64 subnet_prefix;
+		__be64 interface_id;
+	} global;
+};
+
+enum ib_node_type {
+	IB_NODE_CA = 1,
+	IB_NODE_SWITCH = 2,
+	IB_NODE_ROUTER = 3,
+};
+
+enum ib_link_layer {
+	IB_LINK_LAYER_UNSPECIFIED = 0,
+	IB_LINK_LAYER_INFINIBAND = 1,
+	IB_LINK_LAYER_ETHERNET = 2,
+};
+
+enum ib_port_state {
+	IB_PORT_NOP = 0,
+	IB_PORT_DOWN = 1,
+	IB_PORT_INIT = 2,
+	IB_PORT_ARMED = 3,
+	IB_PORT_ACTIVE = 4,
+	IB_PORT_ACTIVE_DEFER = 5,
+};
+
+enum ib_port_phys_state {
+	IB_PORT_PHYS_STATE_SLEEP = 1,
+	IB_PORT_PHYS_STATE_POLLING = 2,
+	IB_PORT_PHYS_STATE_DISABLED = 3,
+	IB_PORT_PHYS_STATE_TRAINING = 4,
+	IB_PORT_PHYS_STATE_LINK_UP = 5,
+	IB_PORT_PHYS_STATE_LINK_ERROR_RECOVERY = 6,
+	IB_PORT_PHYS_STATE_PHY_TEST = 7,
+};
+
+enum ib_mtu {
+	IB_MTU_256 = 1,
+	IB_MTU_512 = 2,
+	IB_MTU_1024 = 3,
+	IB_MTU_2048 = 4,
+	IB_MTU_4096 = 5,
+};
+
+static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
+{
+	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096 ? 128 << mtu : -1;
+}
+
+enum ib_port_width {
+	IB_WIDTH_1X = 1,
+	IB_WIDTH_2X = 16,
+	IB_WIDTH_4X = 2,
+	IB_WIDTH_8X = 4,
+	IB_WIDTH_12X = 8,
+};
+
+enum ib_port_speed {
+	IB_SPEED_SDR = 1,
+	IB_SPEED_DDR = 2,
+	IB_SPEED_QDR = 4,
+	IB_SPEED_FDR10 = 8,
+	IB_SPEED_FDR = 16,
+	IB_SPEED_EDR = 32,
+	IB_SPEED_HDR = 64,
+};
+
+/* PortInfo:CapabilityMask bits (IBA 14.2.5.6) */
+enum ib_port_cap_flags {
+	IB_PORT_SM = BIT(1),
+	IB_PORT_NOTICE_SUP = BIT(2),
+	IB_PORT_TRAP_SUP = BIT(3),
+	IB_PORT_OPT_IPD_SUP = BIT(4),
+	IB_PORT_AUTO_MIGR_SUP = BIT(5),
+	IB_PORT_SL_MAP_SUP = BIT(6),
+	IB_PORT_MKEY_NVRAM = BIT(7),
+	IB_PORT_PKEY_NVRAM = BIT(8),
+	IB_PORT_LED_INFO_SUP = BIT(9),
+	IB_PORT_SM_DISABLED = BIT(10),
+	IB_PORT_SYS_IMAGE_GUID_SUP = BIT(11),
+	IB_PORT_PKEY_SW_EXT_PORT_TRAP_SUP = BIT(12),
+	IB_PORT_EXTENDED_SPEEDS_SUP = BIT(14),
+	IB_PORT_CAP_MASK2_SUP = BIT(15),
+	IB_PORT_CM_SUP = BIT(16),
+	IB_PORT_SNMP_TUNNEL_SUP = BIT(17),
+	IB_PORT_REINIT_SUP = BIT(18),
+	IB_PORT_DEVICE_MGMT_SUP = BIT(19),
+	IB_PORT_VENDOR_CLASS_SUP = BIT(20),
+	IB_PORT_DR_NOTICE_SUP = BIT(21),
+	IB_PORT_CAP_MASK_NOTICE_SUP = BIT(22),
+	IB_PORT_BOOT_MGMT_SUP = BIT(23),
+	IB_PORT_LINK_LATENCY_SUP = BIT(24),
+	IB_PORT_CLIENT_REG_SUP = BIT(25),
+};
+
+/* ---------------------------------------------------------------------- */
+/* Device and port attributes */
+
+enum ib_device_cap_flags {
+	IB_DEVICE_RESIZE_MAX_WR = BIT(0),
+	IB_DEVICE_BAD_PKEY_CNTR = BIT(1),
+	IB_DEVICE_BAD_QKEY_CNTR = BIT(2),
+	IB_DEVICE_RAW_MULTI = BIT(3),
+	IB_DEVICE_AUTO_PATH_MIG = BIT(4),
+	IB_DEVICE_CHANGE_PHY_PORT = BIT(5),
+	IB_DEVICE_UD_AV_PORT_ENFORCE = BIT(6),
+	IB_DEVICE_CURR_QP_STATE_MOD = BIT(7),
+	IB_DEVICE_SHUTDOWN_PORT = BIT(8),
+	IB_DEVICE_PORT_ACTIVE_EVENT = BIT(10),
+	IB_DEVICE_SYS_IMAGE_GUID = BIT(11),
+	IB_DEVICE_RC_RNR_NAK_GEN = BIT(12),
+	IB_DEVICE_SRQ_RESIZE = BIT(13),
+	IB_DEVICE_N_NOTIFY_CQ = BIT(14),
+	IB_DEVICE_MEM_WINDOW = BIT(17),
+	IB_DEVICE_UD_IP_CSUM = BIT(18),
+	IB_DEVICE_XRC = BIT(20),
+	IB_DEVICE_MEM_MGT_EXTENSIONS = BIT(21),
+};
+
+enum ib_atomic_cap {
+	IB_ATOMIC_NONE = 0,
+	IB_ATOMIC_HCA = 1,
+	IB_ATOMIC_GLOB = 2,
+};
+
+struct ib_device_attr {
+	u64	fw_ver;			/* major << 32 | minor << 16 | subminor */
+	__be64	sys_image_guid;
+	u64	max_mr_size;
+	u64	page_size_cap;
+	u32	vendor_id;
+	u32	vendor_part_id;
+	u32	hw_ver;
+	int	max_qp;
+	int	max_qp_wr;
+	u64	device_cap_flags;	/* enum ib_device_cap_flags */
+	int	max_send_sge;
+	int	max_recv_sge;
+	int	max_sge_rd;
+	int	max_cq;
+	int	max_cqe;
+	int	max_mr;
+	int	max_pd;
+	int	max_qp_rd_atom;
+	int	max_ee_rd_atom;
+	int	max_res_rd_atom;
+	int	max_qp_init_rd_atom;
+	int	max_ee_init_rd_atom;
+	enum ib_atomic_cap atomic_cap;
+	int	max_ee;
+	int	max_rdd;
+	int	max_mw;
+	int	max_raw_ipv6_qp;
+	int	max_raw_ethy_qp;
+	int	max_mcast_grp;
+	int	max_mcast_qp_attach;
+	int	max_total_mcast_qp_attach;
+	int	max_ah;
+	int	max_srq;
+	int	max_srq_wr;
+	int	max_srq_sge;
+	unsigned int max_fast_reg_page_list_len;
+	u16	max_pkeys;
+	u8	local_ca_ack_delay;
+};
+
+struct ib_port_attr {
+	enum ib_port_state	state;
+	enum ib_mtu		max_mtu;
+	enum ib_mtu		active_mtu;
+	u32			phys_mtu;	/* bytes */
+	int			gid_tbl_len;
+	u32			port_cap_flags;	/* enum ib_port_cap_flags */
+	u32			max_msg_sz;
+	u32			bad_pkey_cntr;
+	u32			qkey_viol_cntr;
+	u16			pkey_tbl_len;
+	u32			sm_lid;
+	u32			lid;
+	u8			lmc;
+	u8			max_vl_num;
+	u8			sm_sl;
+	u8			subnet_timeout;
+	u8			init_type_reply;
+	u8			active_width;	/* enum ib_port_width */
+	u16			active_speed;	/* enum ib_port_speed */
+	u8			phys_state;	/* enum ib_port_phys_state */
+	u16			port_cap_flags2;
+};
+
+/* modify_device() */
+enum ib_device_modify_flags {
+	IB_DEVICE_MODIFY_SYS_IMAGE_GUID = BIT(0),
+	IB_DEVICE_MODIFY_NODE_DESC = BIT(1),
+};
+
+struct ib_device_modify {
+	u64	sys_image_guid;
+	char	node_desc[IB_NODE_DESC_MAX];
+};
+
+/* modify_port(): IsSM and other capability bits, Q_Key counter reset. */
+enum ib_port_modify_flags {
+	IB_PORT_SHUTDOWN = BIT(0),
+	IB_PORT_INIT_TYPE = BIT(2),
+	IB_PORT_RESET_QKEY_CNTR = BIT(3),
+};
+
+struct ib_port_modify {
+	u32	set_port_cap_mask;
+	u32	clr_port_cap_mask;
+	u8	init_type;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Asynchronous events */
+
+enum ib_event_type {
+	IB_EVENT_CQ_ERR,
+	IB_EVENT_QP_FATAL,
+	IB_EVENT_QP_REQ_ERR,
+	IB_EVENT_QP_ACCESS_ERR,
+	IB_EVENT_COMM_EST,
+	IB_EVENT_SQ_DRAINED,
+	IB_EVENT_PATH_MIG,
+	IB_EVENT_PATH_MIG_ERR,
+	IB_EVENT_DEVICE_FATAL,
+	IB_EVENT_PORT_ACTIVE,
+	IB_EVENT_PORT_ERR,
+	IB_EVENT_LID_CHANGE,
+	IB_EVENT_PKEY_CHANGE,
+	IB_EVENT_SM_CHANGE,
+	IB_EVENT_SRQ_ERR,
+	IB_EVENT_SRQ_LIMIT_REACHED,
+	IB_EVENT_QP_LAST_WQE_REACHED,
+	IB_EVENT_CLIENT_REREGISTER,
+	IB_EVENT_GID_CHANGE,
+	IB_EVENT_WQ_FATAL,
+};
+
+const char *ib_event_msg(enum ib_event_type event);
+
+struct ib_cq;
+struct ib_qp;
+struct ib_srq;
+
+struct ib_event {
+	struct ib_device	*device;
+	union {
+		struct ib_cq	*cq;
+		struct ib_qp	*qp;
+		struct ib_srq	*srq;
+		u32		port_num;
+	} element;
+	enum ib_event_type	event;
+};
+
+/*
+ * A device-wide event handler.  Handlers run in process context (an
+ * ib_core work item), after ib_core's port cache reflects the event, one
+ * event at a time per device, in the order the driver dispatched them.
+ */
+struct ib_event_handler {
+	struct ib_device	*device;
+	void			(*handler)(struct ib_event_handler *handler,
+					   struct ib_event *event);
+	struct list_head	list;
+};
+
+#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)		\
+	do {							\
+		(_ptr)->device = _device;			\
+		(_ptr)->handler = _handler;			\
+		INIT_LIST_HEAD(&(_ptr)->list);			\
+	} while (0)
+
+/* [sleep] */
+void ib_register_event_handler(struct ib_event_handler *event_handler);
+/* [sleep] Returns after any running call of the handler has finished. */
+void ib_unregister_event_handler(struct ib_event_handler *event_handler);
+/*
+ * [any] For drivers: report a port or device event.  ib_core updates its
+ * cache and calls the registered handlers later, from process context.
+ * QP, CQ and SRQ events go to the object's own handler instead, which the
+ * driver calls directly (never from a verb's call chain).
+ */
+void ib_dispatch_event(const struct ib_event *event);
+
+/* ---------------------------------------------------------------------- */
+/* Verbs objects */
+
+typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
+
+enum ib_access_flags {
+	IB_ACCESS_LOCAL_WRITE = BIT(0),
+	IB_ACCESS_REMOTE_WRITE = BIT(1),
+	IB_ACCESS_REMOTE_READ = BIT(2),
+	IB_ACCESS_REMOTE_ATOMIC = BIT(3),
+	IB_ACCESS_MW_BIND = BIT(4),
+};
+
+#define IB_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/* Fields of every object: ib_core fills them, drivers only read them. */
+struct ib_pd {
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+	atomic_t		usecnt;		/* QPs, SRQs, MRs, AHs using it */
+	u32			local_dma_lkey;	/* lkey of ib_core's DMA MR */
+	struct ib_mr		*internal_mr;
+};
+
+struct ib_mr {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+	u32			lkey;
+	u32			rkey;
+	u64			iova;
+	u64			length;
+};
+
+struct ib_cq_init_attr {
+	unsigned int	cqe;
+	u32		comp_vector;
+	u32		flags;
+};
+
+struct ib_cq {
+	struct ib_device	*device;
+	struct ib_uobject	*uobject;
+	ib_comp_handler		comp_handler;
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*cq_context;
+	int			cqe;		/* usable entries */
+	atomic_t		usecnt;		/* QPs and SRQs using it */
+};
+
+enum ib_cq_notify_flags {
+	IB_CQ_SOLICITED = BIT(0),
+	IB_CQ_NEXT_COMP = BIT(1),
+	IB_CQ_SOLICITED_MASK = IB_CQ_SOLICITED | IB_CQ_NEXT_COMP,
+	IB_CQ_REPORT_MISSED_EVENTS = BIT(2),
+};
+
+enum ib_srq_type {
+	IB_SRQT_BASIC,
+};
+
+enum ib_srq_attr_mask {
+	IB_SRQ_MAX_WR = BIT(0),
+	IB_SRQ_LIMIT = BIT(1),
+};
+
+struct ib_srq_attr {
+	u32	max_wr;
+	u32	max_sge;
+	u32	srq_limit;
+};
+
+struct ib_srq_init_attr {
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*srq_context;
+	struct ib_srq_attr	attr;
+	enum ib_srq_type	srq_type;
+};
+
+struct ib_srq {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*srq_context;
+	enum ib_srq_type	srq_type;
+	atomic_t		usecnt;		/* QPs using it */
+};
+
+/* Address vectors (InfiniBand link layer only) */
+enum ib_ah_flags {
+	IB_AH_GRH = BIT(0),
+};
+
+struct ib_global_route {
+	union ib_gid	dgid;
+	u32		flow_label;
+	u8		sgid_index;
+	u8		hop_limit;
+	u8		traffic_class;
+};
+
+struct ib_ah_attr {
+	struct ib_global_route	grh;
+	u16			dlid;
+	u8			sl;
+	u8			src_path_bits;
+	u8			static_rate;	/* IBA rate code, 0 = port rate */
+	u8			ah_flags;	/* enum ib_ah_flags */
+	u8			port_num;
+};
+
+struct ib_ah {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+};
+
+enum ib_qp_type {
+	IB_QPT_SMI = 0,
+	IB_QPT_GSI = 1,
+	IB_QPT_RC = 2,
+	IB_QPT_UC = 3,
+	IB_QPT_UD = 4,
+	IB_QPT_MAX,
+};
+
+enum ib_sig_type {
+	IB_SIGNAL_ALL_WR,
+	IB_SIGNAL_REQ_WR,
+};
+
+struct ib_qp_cap {
+	u32	max_send_wr;
+	u32	max_recv_wr;
+	u32	max_send_sge;
+	u32	max_recv_sge;
+	u32	max_inline_data;
+};
+
+struct ib_qp_init_attr {
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*qp_context;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct ib_srq		*srq;
+	struct ib_qp_cap	cap;		/* in: wanted; out: granted */
+	enum ib_sig_type	sq_sig_type;
+	enum ib_qp_type		qp_type;
+	u32			create_flags;
+	u32			port_num;	/* special QPs only */
+};
+
+enum ib_qp_state {
+	IB_QPS_RESET,
+	IB_QPS_INIT,
+	IB_QPS_RTR,
+	IB_QPS_RTS,
+	IB_QPS_SQD,
+	IB_QPS_SQE,
+	IB_QPS_ERR,
+};
+
+enum ib_mig_state {
+	IB_MIG_MIGRATED,
+	IB_MIG_REARM,
+	IB_MIG_ARMED,
+};
+
+enum ib_qp_attr_mask {
+	IB_QP_STATE = BIT(0),
+	IB_QP_CUR_STATE = BIT(1),
+	IB_QP_EN_SQD_ASYNC_NOTIFY = BIT(2),
+	IB_QP_ACCESS_FLAGS = BIT(3),
+	IB_QP_PKEY_INDEX = BIT(4),
+	IB_QP_PORT = BIT(5),
+	IB_QP_QKEY = BIT(6),
+	IB_QP_AV = BIT(7),
+	IB_QP_PATH_MTU = BIT(8),
+	IB_QP_TIMEOUT = BIT(9),
+	IB_QP_RETRY_CNT = BIT(10),
+	IB_QP_RNR_RETRY = BIT(11),
+	IB_QP_RQ_PSN = BIT(12),
+	IB_QP_MAX_QP_RD_ATOMIC = BIT(13),
+	IB_QP_ALT_PATH = BIT(14),
+	IB_QP_MIN_RNR_TIMER = BIT(15),
+	IB_QP_SQ_PSN = BIT(16),
+	IB_QP_MAX_DEST_RD_ATOMIC = BIT(17),
+	IB_QP_PATH_MIG_STATE = BIT(18),
+	IB_QP_CAP = BIT(19),
+	IB_QP_DEST_QPN = BIT(20),
+};
+
+struct ib_qp_attr {
+	enum ib_qp_state	qp_state;
+	enum ib_qp_state	cur_qp_state;
+	enum ib_mtu		path_mtu;
+	enum ib_mig_state	path_mig_state;
+	u32			qkey;
+	u32			rq_psn;
+	u32			sq_psn;
+	u32			dest_qp_num;
+	int			qp_access_flags;
+	struct ib_qp_cap	cap;
+	struct ib_ah_attr	ah_attr;
+	struct ib_ah_attr	alt_ah_attr;
+	u16			pkey_index;
+	u16			alt_pkey_index;
+	u8			en_sqd_async_notify;
+	u8			sq_draining;
+	u8			max_rd_atomic;
+	u8			max_dest_rd_atomic;
+	u8			min_rnr_timer;
+	u8			port_num;
+	u8			timeout;
+	u8			retry_cnt;
+	u8			rnr_retry;
+	u8			alt_port_num;
+	u8			alt_timeout;
+};
+
+struct ib_qp {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_cq		*send_cq;
+	struct ib_cq		*recv_cq;
+	struct ib_srq		*srq;
+	struct ib_uobject	*uobject;
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*qp_context;
+	u32			qp_num;
+	enum ib_qp_type		qp_type;
+	u32			port;		/* special QPs: their port */
+};
+
+/* ---------------------------------------------------------------------- */
+/* Work requests and completions */
+
+struct ib_sge {
+	u64	addr;
+	u32	length;
+	u32	lkey;
+};
+
+enum ib_wr_opcode {
+	IB_WR_RDMA_WRITE = 0,
+	IB_WR_RDMA_WRITE_WITH_IMM = 1,
+	IB_WR_SEND = 2,
+	IB_WR_SEND_WITH_IMM = 3,
+	IB_WR_RDMA_READ = 4,
+	IB_WR_ATOMIC_CMP_AND_SWP = 5,
+	IB_WR_ATOMIC_FETCH_AND_ADD = 6,
+};
+
+enum ib_send_flags {
+	IB_SEND_FENCE = BIT(0),
+	IB_SEND_SIGNALED = BIT(1),
+	IB_SEND_SOLICITED = BIT(2),
+	IB_SEND_INLINE = BIT(3),
+	IB_SEND_IP_CSUM = BIT(4),
+};
+
+struct ib_send_wr {
+	struct ib_send_wr	*next;
+	u64			wr_id;
+	struct ib_sge		*sg_list;
+	int			num_sge;
+	enum ib_wr_opcode	opcode;
+	int			send_flags;	/* enum ib_send_flags */
+	__be32			imm_data;
+	union {
+		struct {
+			u64	remote_addr;
+			u32	rkey;
+		} rdma;
+		struct {
+			u64	remote_addr;
+			u64	compare_add;
+			u64	swap;
+			u32	rkey;
+		} atomic;
+		struct {
+			struct ib_ah	*ah;
+			u32		remote_qpn;
+			u32		remote_qkey;
+			u16		pkey_index;	/* GSI only */
+		} ud;
+	} wr;
+};
+
+struct ib_recv_wr {
+	struct ib_recv_wr	*next;
+	u64			wr_id;
+	struct ib_sge		*sg_list;
+	int			num_sge;
+};
+
+enum ib_wc_status {
+	IB_WC_SUCCESS,
+	IB_WC_LOC_LEN_ERR,
+	IB_WC_LOC_QP_OP_ERR,
+	IB_WC_LOC_EEC_OP_ERR,
+	IB_WC_LOC_PROT_ERR,
+	IB_WC_WR_FLUSH_ERR,
+	IB_WC_MW_BIND_ERR,
+	IB_WC_BAD_RESP_ERR,
+	IB_WC_LOC_ACCESS_ERR,
+	IB_WC_REM_INV_REQ_ERR,
+	IB_WC_REM_ACCESS_ERR,
+	IB_WC_REM_OP_ERR,
+	IB_WC_RETRY_EXC_ERR,
+	IB_WC_RNR_RETRY_EXC_ERR,
+	IB_WC_LOC_RDD_VIOL_ERR,
+	IB_WC_REM_INV_RD_REQ_ERR,
+	IB_WC_REM_ABORT_ERR,
+	IB_WC_INV_EECN_ERR,
+	IB_WC_INV_EEC_STATE_ERR,
+	IB_WC_FATAL_ERR,
+	IB_WC_RESP_TIMEOUT_ERR,
+	IB_WC_GENERAL_ERR,
+};
+
+const char *ib_wc_status_msg(enum ib_wc_status status);
+
+enum ib_wc_opcode {
+	IB_WC_SEND = 0,
+	IB_WC_RDMA_WRITE = 1,
+	IB_WC_RDMA_READ = 2,
+	IB_WC_COMP_SWAP = 3,
+	IB_WC_FETCH_ADD = 4,
+	IB_WC_RECV = BIT(7),
+	IB_WC_RECV_RDMA_WITH_IMM = BIT(7) + 1,
+};
+
+enum ib_wc_flags {
+	IB_WC_GRH = BIT(0),
+	IB_WC_WITH_IMM = BIT(1),
+};
+
+struct ib_wc {
+	u64			wr_id;
+	enum ib_wc_status	status;
+	enum ib_wc_opcode	opcode;
+	u32			vendor_err;
+	u32			byte_len;
+	struct ib_qp		*qp;
+	__be32			imm_data;
+	u32			src_qp;
+	int			wc_flags;	/* enum ib_wc_flags */
+	u16			pkey_index;
+	u32			slid;
+	u8			sl;
+	u8			dlid_path_bits;
+	u32			port_num;	/* GSI/SMI receives */
+};
+
+/* ---------------------------------------------------------------------- */
+/* The driver's operations */
+
+/* Opaque to kernel consumers; uverbs fills it from the command buffer. */
+struct ib_udata {
+	const void __user	*inbuf;
+	void __user		*outbuf;
+	size_t			inlen;
+	size_t			outlen;
+};
+
+struct ib_device_ops {
+	struct module *owner;
+
+	/* [sleep] queries and management */
+	int (*query_device)(struct ib_device *dev, struct ib_device_attr *attr);
+	int (*query_port)(struct ib_device *dev, u32 port, struct ib_port_attr *attr);
+	int (*query_gid)(struct ib_device *dev, u32 port, int index, union ib_gid *gid);
+	int (*query_pkey)(struct ib_device *dev, u32 port, u16 index, u16 *pkey);
+	int (*modify_device)(struct ib_device *dev, int mask,
+			     const struct ib_device_modify *modify);
+	int (*modify_port)(struct ib_device *dev, u32 port, int mask,
+			   const struct ib_port_modify *modify);
+	enum ib_link_layer (*get_link_layer)(struct ib_device *dev, u32 port);
+	void (*get_dev_fw_str)(struct ib_device *dev, char *buf, size_t len);
+	/*
+	 * [sleep] Local MAD processing (SMA/PMA of the card).  in_wc and
+	 * in_grh are NULL for MADs that did not come from the wire.
+	 */
+	int (*process_mad)(struct ib_device *dev, int mad_flags, u32 port,
+			   const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			   const struct ib_mad *in, struct ib_mad *out);
+
+	/* [sleep] user contexts (uverbs, a later issue) */
+	struct ib_ucontext *(*alloc_ucontext)(struct ib_device *dev, struct ib_udata *udata);
+	void (*dealloc_ucontext)(struct ib_ucontext *ctx);
+	int (*mmap)(struct ib_ucontext *ctx, struct vm_area_struct *vma);
+
+	/* [sleep] object creation and destruction */
+	struct ib_pd *(*alloc_pd)(struct ib_device *dev, struct ib_udata *udata);
+	int (*dealloc_pd)(struct ib_pd *pd);
+	struct ib_mr *(*get_dma_mr)(struct ib_pd *pd, int access);
+	/*
+	 * A kernel MR over npages pages of (1 << page_shift) bytes each, whose
+	 * bus addresses are in pages[], mapped at iova for length bytes.
+	 */
+	struct ib_mr *(*reg_kernel_mr)(struct ib_pd *pd, const u64 *pages, int npages,
+				       int page_shift, u64 iova, u64 length, int access);
+	int (*dereg_mr)(struct ib_mr *mr);
+	struct ib_cq *(*create_cq)(struct ib_device *dev, const struct ib_cq_init_attr *attr,
+				   struct ib_udata *udata);
+	int (*destroy_cq)(struct ib_cq *cq);
+	int (*modify_cq)(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+	int (*resize_cq)(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+	struct ib_qp *(*create_qp)(struct ib_pd *pd, struct ib_qp_init_attr *attr,
+				   struct ib_udata *udata);
+	/* ib_core has checked the transition and the mask (ib_modify_qp_is_ok) */
+	int (*modify_qp)(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+			 enum ib_qp_state cur_state, struct ib_udata *udata);
+	int (*query_qp)(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+			struct ib_qp_init_attr *init_attr);
+	int (*destroy_qp)(struct ib_qp *qp);
+	struct ib_srq *(*create_srq)(struct ib_pd *pd, struct ib_srq_init_attr *attr,
+				     struct ib_udata *udata);
+	int (*modify_srq)(struct ib_srq *srq, struct ib_srq_attr *attr, int mask,
+			  struct ib_udata *udata);
+	int (*query_srq)(struct ib_srq *srq, struct ib_srq_attr *attr);
+	int (*destroy_srq)(struct ib_srq *srq);
+	int (*attach_mcast)(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+	int (*detach_mcast)(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+
+	/* [any] address handles */
+	struct ib_ah *(*create_ah)(struct ib_pd *pd, const struct ib_ah_attr *attr,
+				   struct ib_udata *udata);
+	int (*query_ah)(struct ib_ah *ah, struct ib_ah_attr *attr);
+	int (*destroy_ah)(struct ib_ah *ah);
+
+	/* [any] the data path */
+	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
+			 const struct ib_send_wr **bad_wr);
+	int (*post_recv)(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
+	int (*post_srq_recv)(struct ib_srq *srq, const struct ib_recv_wr *wr,
+			     const struct ib_recv_wr **bad_wr);
+	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+	int (*req_notify_cq)(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+};
+
+/* ---------------------------------------------------------------------- */
+/* Devices */
+
+enum ib_device_reg_state {
+	IB_DEV_UNINITIALIZED,
+	IB_DEV_REGISTERED,
+	IB_DEV_UNREGISTERING,
+	IB_DEV_UNREGISTERED,
+};
+
+/*
+ * An RDMA device.  The driver embeds it first in its own structure,
+ * allocates it with ib_alloc_device(), fills the fields marked "driver"
+ * and calls ib_register_device() once it is fully initialised.
+ */
+struct ib_device {
+	/* driver */
+	const struct ib_device_ops	*ops;
+	struct device			*dma_device;	/* the PCI function */
+	enum ib_node_type		node_type;
+	u8				phys_port_cnt;
+	int				num_comp_vectors;
+	__be64				node_guid;
+	char				node_desc[IB_NODE_DESC_MAX];
+	u64				uverbs_cmd_mask;
+	/* extra sysfs attributes of the device directory (hw_rev, hca_type, ...) */
+	const struct attribute_group	*driver_group;
+
+	/* ib_core */
+	char				name[IB_DEVICE_NAME_MAX];
+	struct device			dev;		/* /sys/class/infiniband/<name> */
+	enum ib_device_reg_state	reg_state;
+	struct list_head		core_list;	/* ib_core's device list */
+	struct xarray			client_data;	/* client id -> client data */
+	refcount_t			refcount;	/* ib_device_get()/put() */
+	struct completion		unreg_done;	/* refcount reached 0 */
+	/* protects event_handlers; taken by the event work, never in IRQ */
+	struct rw_semaphore		event_handler_rwsem;
+	struct list_head		event_handlers;
+	struct workqueue_struct		*event_wq;	/* ordered, per device */
+	struct ib_port_cache		*cache;		/* ports 1..phys_port_cnt */
+	struct kobject			*ports_kobj;
+	void				*sysfs_ports;	/* ib_core's per-port sysfs */
+	struct ib_device_attr		attrs;		/* filled at registration */
+};
+
+static inline u32 rdma_start_port(const struct ib_device *dev)
+{
+	return 1;
+}
+
+static inline u32 rdma_end_port(const struct ib_device *dev)
+{
+	return dev->phys_port_cnt;
+}
+
+static inline bool rdma_is_port_valid(const struct ib_device *dev, u32 port)
+{
+	return port >= rdma_start_port(dev) && port <= rdma_end_port(dev);
+}
+
+#define rdma_for_each_port(dev, iter)					\
+	for ((iter) = rdma_start_port(dev); (iter) <= rdma_end_port(dev); (iter)++)
+
+/* [sleep] size: of the driver's structure, which starts with the ib_device */
+struct ib_device *_ib_alloc_device(size_t size);
+#define ib_alloc_device(drv_struct, member)					\
+	container_of(_ib_alloc_device(sizeof(struct drv_struct) +		\
+				      BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, member))), \
+		     struct drv_struct, member)
+/* [sleep] before registration or after ib_unregister_device() */
+void ib_dealloc_device(struct ib_device *device);
+/*
+ * [sleep] name: a printf pattern with one %d ("mlx4_%d").  Queries the
+ * device and its ports, fills the cache, creates sysfs, then adds the
+ * device to every registered client.
+ */
+int ib_register_device(struct ib_device *device, const char *name);
+/*
+ * [sleep] Removes the device from every client (each must release all it
+ * holds on it), waits for outstanding ib_device_get() references, removes
+ * sysfs.  The driver then destroys its resources and ib_dealloc_device()s.
+ */
+void ib_unregister_device(struct ib_device *device);
+
+/* [any] references that keep a registered device from finishing unregistration */
+bool ib_device_try_get(struct ib_device *device);
+void ib_device_put(struct ib_device *device);
+/* [sleep] returns a reference (ib_device_put() it) or NULL */
+struct ib_device *ib_device_get_by_name(const char *name);
+
+/* ---------------------------------------------------------------------- */
+/* Clients */
+
+struct ib_client {
+	const char	*name;
+	/* [sleep] called for every registered device; may ib_set_client_data() */
+	int		(*add)(struct ib_device *device);
+	/* [sleep] must free everything the client holds on the device */
+	void		(*remove)(struct ib_device *device, void *client_data);
+
+	/* ib_core */
+	u32		client_id;
+	struct list_head list;
+};
+
+/* [sleep] calls add() for every present device, in registration order */
+int ib_register_client(struct ib_client *client);
+/* [sleep] calls remove() for every device the client was added to */
+void ib_unregister_client(struct ib_client *client);
+/* [any] */
+void *ib_get_client_data(struct ib_device *device, struct ib_client *client);
+/* [sleep] */
+void ib_set_client_data(struct ib_device *device, struct ib_client *client, void *data);
+
+/* ---------------------------------------------------------------------- */
+/* Queries and the port cache */
+
+/* [sleep] */
+int ib_query_port(struct ib_device *device, u32 port, struct ib_port_attr *attr);
+int ib_query_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid);
+int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey);
+int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_modify *modify);
+int ib_modify_port(struct ib_device *device, u32 port, int mask,
+		   struct ib_port_modify *modify);
+enum ib_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port);
+
+/* [any] the cache, kept current by the port events */
+int ib_get_cached_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid);
+int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
+		       u32 *port, u16 *index);
+int ib_get_cached_pkey(struct ib_device *device, u32 port, int index, u16 *pkey);
+int ib_find_cached_pkey(struct ib_device *device, u32 port, u16 pkey, u16 *index);
+int ib_get_cached_lmc(struct ib_device *device, u32 port, u8 *lmc);
+int ib_get_cached_port_state(struct ib_device *device, u32 port, enum ib_port_state *state);
+int ib_get_cached_lid(struct ib_device *device, u32 port, u16 *lid);
+int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port, u64 *prefix);
+
+/* ---------------------------------------------------------------------- */
+/* Kernel verbs */
+
+/* [sleep] A PD with pd->local_dma_lkey valid for all kernel memory. */
+struct ib_pd *ib_alloc_pd(struct ib_device *device);
+/* [sleep] -EBUSY while objects still use it */
+int ib_dealloc_pd(struct ib_pd *pd);
+
+/* [sleep] */
+struct ib_mr *ib_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
+			       int page_shift, u64 iova, u64 length, int access);
+int ib_dereg_mr(struct ib_mr *mr);
+
+/* [sleep] */
+struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
+			   void (*event_handler)(struct ib_event *event, void *ctx),
+			   void *cq_context, const struct ib_cq_init_attr *cq_attr);
+int ib_destroy_cq(struct ib_cq *cq);	/* -EBUSY while QPs/SRQs use it */
+int ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+int ib_resize_cq(struct ib_cq *cq, int cqe);
+
+/* [sleep] */
+struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr);
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask);
+int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+int ib_destroy_srq(struct ib_srq *srq);	/* -EBUSY while QPs use it */
+
+/* [sleep] */
+struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr);
+/* -EINVAL for a transition or mask the IBA does not allow */
+int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
+int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		struct ib_qp_init_attr *init_attr);
+int ib_destroy_qp(struct ib_qp *qp);
+/* [any] The IBA's QP state-transition table (11.2.4.2 and 10.3.1). */
+bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
+			enum ib_qp_type type, int mask);
+
+/* [sleep] */
+int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+
+/* [any] address handles */
+struct ib_ah *ib_create_ah(struct ib_pd *pd, const struct ib_ah_attr *attr);
+int ib_query_ah(struct ib_ah *ah, struct ib_ah_attr *attr);
+int ib_destroy_ah(struct ib_ah *ah);
+/* [sleep] an AH answering a received UD work completion */
+struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
+				   const struct ib_grh *grh, u32 port);
+
+/* [any] the data path */
+static inline int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			       const struct ib_send_wr **bad_wr)
+{
+	const struct ib_send_wr *dummy;
+
+	return qp->device->ops->post_send(qp, wr, bad_wr ? bad_wr : &dummy);
+}
+
+static inline int ib_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+			       const struct ib_recv_wr **bad_wr)
+{
+	const struct ib_recv_wr *dummy;
+
+	return qp->device->ops->post_recv(qp, wr, bad_wr ? bad_wr : &dummy);
+}
+
+static inline int ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
+				   const struct ib_recv_wr **bad_wr)
+{
+	const struct ib_recv_wr *dummy;
+
+	return srq->device->ops->post_srq_recv(srq, wr, bad_wr ? bad_wr : &dummy);
+}
+
+/* [any] returns the number of completions polled (0..num_entries) or -errno */
+static inline int ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
+{
+	return cq->device->ops->poll_cq(cq, num_entries, wc);
+}
+
+/*
+ * [any] Arms the CQ for the next (or next solicited) completion.  With
+ * IB_CQ_REPORT_MISSED_EVENTS, returns 1 if completions may have arrived
+ * since the last poll (the caller should poll again), else 0.
+ */
+static inline int ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	return cq->device->ops->req_notify_cq(cq, flags);
+}
+
+/* [any] helpers */
+const char *ib_port_state_str(enum ib_port_state state);
+int ib_width_enum_to_int(enum ib_port_width width);
+
+#endif /* IBSTACK_IB_VERBS_H */
