@@ -478,6 +478,11 @@ struct ib_qp_cap {
 	u32	max_inline_data;
 };
 
+/* ib_qp_init_attr.create_flags (upstream values) */
+enum ib_qp_create_flags {
+	IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK = BIT(1),
+};
+
 struct ib_qp_init_attr {
 	void			(*event_handler)(struct ib_event *event, void *ctx);
 	void			*qp_context;
@@ -487,7 +492,7 @@ struct ib_qp_init_attr {
 	struct ib_qp_cap	cap;		/* in: wanted; out: granted */
 	enum ib_sig_type	sq_sig_type;
 	enum ib_qp_type		qp_type;
-	u32			create_flags;
+	u32			create_flags;	/* enum ib_qp_create_flags */
 	u32			port_num;	/* special QPs only */
 };
 
@@ -571,6 +576,13 @@ struct ib_qp {
 	u32			qp_num;
 	enum ib_qp_type		qp_type;
 	u32			port;		/* special QPs: their port */
+	/*
+	 * ib_core: the state the last successful ib_modify_qp() set (the
+	 * cur_state it hands the driver), and the mutex that serialises
+	 * ib_modify_qp() calls on this QP.
+	 */
+	enum ib_qp_state	state;
+	struct mutex		state_mutex;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -809,6 +821,11 @@ struct ib_device {
 	u64				uverbs_cmd_mask;
 	/* extra sysfs attributes of the device directory (hw_rev, hca_type, ...) */
 	const struct attribute_group	*driver_group;
+	/*
+	 * optional: more groups for the device directory, NULL-terminated, at
+	 * most 5; a named group is a subdirectory (e.g. "hw_counters")
+	 */
+	const struct attribute_group	**driver_groups;
 
 	/* ib_core */
 	char				name[IB_DEVICE_NAME_MAX];
@@ -826,6 +843,8 @@ struct ib_device {
 	struct kobject			*ports_kobj;
 	void				*sysfs_ports;	/* ib_core's per-port sysfs */
 	struct ib_device_attr		attrs;		/* filled at registration */
+	unsigned long			core_flags;	/* IB_CORE_F_* of core_priv.h */
+	const struct attribute_group	*core_groups[8]; /* dev.groups */
 };
 
 static inline u32 rdma_start_port(const struct ib_device *dev)
@@ -1011,6 +1030,29 @@ static inline int ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags fla
 {
 	return cq->device->ops->req_notify_cq(cq, flags);
 }
+
+/* ---------------------------------------------------------------------- */
+/* sysfs of the ports: /sys/class/infiniband/<dev>/ports/<n>/ */
+
+/* An attribute of a port directory (or of a group in it). */
+struct ib_port_attribute {
+	struct attribute	attr;
+	ssize_t			(*show)(struct ib_device *device, u32 port,
+					const struct ib_port_attribute *attr, char *buf);
+	ssize_t			(*store)(struct ib_device *device, u32 port,
+					 const struct ib_port_attribute *attr,
+					 const char *buf, size_t count);
+};
+
+/*
+ * [sleep] For clients (ib_cm's cm_* counters): add groups of struct
+ * ib_port_attribute to a port's directory, from the client's add(), and
+ * remove them again in its remove().
+ */
+int ib_port_register_client_groups(struct ib_device *device, u32 port,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *device, u32 port,
+				      const struct attribute_group **groups);
 
 /* [any] helpers */
 const char *ib_port_state_str(enum ib_port_state state);

@@ -156,6 +156,9 @@ enum {
 	MLX4_CMD_MAD_IFC	= 0x24,
 	MLX4_CMD_QUERY_QP	= 0x22,
 	MLX4_CMD_DIAG_RPRT	= 0x30,
+	MLX4_CMD_INIT_PORT	= 0x09,	/* in_mod port: PHY on (mlx4_ib) */
+	MLX4_CMD_CLOSE_PORT	= 0x0a,	/* in_mod port: PHY off (mlx4_ib) */
+	MLX4_CMD_SET_NODE	= 0x5a,	/* in_mod 1: 64-byte node description */
 };
 
 /* Command timeouts, in milliseconds */

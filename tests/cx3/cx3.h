@@ -349,6 +349,19 @@ void cx3_log(struct cx3_dev *dev, const char *fmt, ...)
 void cx3_log_live(struct cx3_dev *dev, const char *when);
 void cx3_raise_catas(struct cx3_dev *dev, uint32_t syndrome);
 
+/*
+ * After an internal error (cx3_raise_catas) the firmware is dead until the
+ * driver writes the reset register, as on a real card: the catastrophic-
+ * error buffer reads non-zero, a posted command is never executed (GO stays
+ * set, no status, no completion event), UAR doorbells are ignored, no event
+ * is raised and no packet is sent or received.  The reset makes it a fresh
+ * card again (cx3_reset clears the buffer with everything else).
+ */
+static inline bool cx3_dead(const struct cx3_dev *dev)
+{
+	return dev->catas[0] != 0;
+}
+
 /* cx3_cmd.c: the command interface */
 void cx3_cmd_execute(struct cx3_dev *dev, struct cx3_cmd *cmd, uint8_t *status);
 int cx3_cmd_inbox(struct cx3_dev *dev, struct cx3_cmd *cmd, size_t len);

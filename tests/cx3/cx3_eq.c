@@ -89,6 +89,8 @@ void cx3_eq_post_to(struct cx3_dev *dev, uint32_t eqn, uint8_t type,
 {
 	struct cx3_eq *eq = eq_get(dev, eqn);
 
+	if (cx3_dead(dev))
+		return;		/* no events after an internal error */
 	if (!eq) {
 		cx3_log(dev, "event 0x%02x for missing EQ %u dropped", type, eqn);
 		return;
@@ -103,8 +105,8 @@ void cx3_eq_post(struct cx3_dev *dev, uint8_t type, uint8_t subtype,
 	uint32_t n, i;
 	bool sent = false;
 
-	if (!dev->eqs)
-		return;
+	if (!dev->eqs || cx3_dead(dev))
+		return;		/* (no events after an internal error) */
 	n = 1u << dev->hca.log_eqs;
 	for (i = 0; i < n; i++) {
 		struct cx3_eq *eq = dev->eqs[i];

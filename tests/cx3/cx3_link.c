@@ -264,6 +264,8 @@ static void ingress(struct cx3_dev *dev, struct cx3_rx *r)
 void cx3_port_wire_packet(struct cx3_dev *dev, int port, const uint8_t *pkt,
 			  size_t len)
 {
+	if (cx3_dead(dev))
+		return;		/* a card after an internal error drops it */
 	rx_enqueue(dev, port, pkt, len, false);
 	cx3_pump(dev);
 }
@@ -278,8 +280,8 @@ void cx3_pump(struct cx3_dev *dev)
 	struct cx3_rx *r;
 	uint32_t qpn;
 
-	if (dev->pumping)
-		return;
+	if (dev->pumping || cx3_dead(dev))
+		return;		/* (nothing moves after an internal error) */
 	dev->pumping = true;
 	for (;;) {
 		r = dev->rx_head;

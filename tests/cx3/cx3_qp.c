@@ -271,6 +271,8 @@ void cx3_poll(struct cx3_dev *dev)
 {
 	struct cx3_qp *qp;
 
+	if (cx3_dead(dev))
+		return;		/* no flushes or resends after an internal error */
 	for (qp = dev->err_qps; qp; qp = qp->err_next)
 		cx3_qp_flush(dev, qp);
 	cx3_rc_timers(dev);

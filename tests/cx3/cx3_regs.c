@@ -80,6 +80,7 @@ void cx3_reset(struct cx3_dev *dev)
 	cx3_clear(dev);
 	memset(dev->hcr, 0, sizeof(dev->hcr));	/* GO = 0, T = 0 */
 	memset(dev->catas, 0, sizeof(dev->catas));
+	memset(dev->uar_cq_dw0, 0, sizeof(dev->uar_cq_dw0));
 	dev->owned = false;
 	if (dev->intx_level && dev->host.intx_set)
 		dev->host.intx_set(dev->host.opaque, 0);
@@ -111,9 +112,14 @@ void cx3_fini(struct cx3_dev *dev)
 	dev->icm = NULL;
 }
 
+/*
+ * An internal error: the firmware stops (see cx3_dead) and says why in the
+ * catastrophic-error buffer, which the driver polls.  Only the reset
+ * register brings the card back.
+ */
 void cx3_raise_catas(struct cx3_dev *dev, uint32_t syndrome)
 {
-	cx3_log(dev, "internal error, syndrome 0x%x (catastrophic-error buffer set)",
+	cx3_log(dev, "internal error, syndrome 0x%x (catastrophic-error buffer set; the firmware is dead until the reset register is written)",
 		syndrome);
 	dev->catas[0] = syndrome ? syndrome : 1;
 }
@@ -224,6 +230,13 @@ static void cx3_reg_write(struct cx3_dev *dev, uint32_t addr, uint32_t v)
 			cx3_log(dev, "HCR written while a command is running");
 			return;
 		}
+		if (cx3_dead(dev)) {
+			/* dead firmware: GO stays set, the driver times out */
+			dev->hcr[6] = v;
+			cx3_log(dev, "command 0x%03x not executed: internal error, the card needs a reset",
+				v & 0xfff);
+			return;
+		}
 		cx3_hcr_go(dev, v);
 	} else if (addr == CX3_OWNERSHIP) {
 		if (v == 0) {
@@ -269,7 +282,7 @@ void cx3_bar2_write(struct cx3_dev *dev, uint32_t addr, uint64_t val,
 {
 	uint32_t page = addr / CX3_UAR_PAGE, off = addr % CX3_UAR_PAGE;
 
-	if (page >= CX3_BAR2_SIZE / CX3_UAR_PAGE)
+	if (page >= CX3_BAR2_SIZE / CX3_UAR_PAGE || cx3_dead(dev))
 		return;
 	if (off == CX3_DB_SEND && size == 4) {
 		cx3_qp_send_doorbell(dev, be32_of(val) >> 8);

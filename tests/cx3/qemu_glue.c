@@ -10,7 +10,10 @@
  *   -device cx3[,node-guid=N][,loopback=on][,wire1=CHARDEV][,wire2=CHARDEV]
  *              [,trace=on][,auto-lid1=LID][,auto-lid2=LID]
  *
- * At run time, `qom-set <id> link1 off` pulls port 1's cable, `on` plugs it.
+ * At run time, `qom-set <id> link1 off` pulls port 1's cable, `on` plugs it,
+ * and `qom-set <id> catas SYNDROME` (non-zero) raises an internal error:
+ * the catastrophic-error buffer reads SYNDROME and the firmware is dead
+ * until the driver resets the card (see cx3_dead in cx3.h).
  * auto-lidN is a test-bed shortcut no real card has: port N goes ACTIVE
  * with that LID as soon as its link is up, as if an SM had configured it.
  */
@@ -18,6 +21,7 @@
 #include "qemu/module.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -160,7 +164,8 @@ static void cx3_log_line(void *opaque, const char *line)
 
 static void cx3_poll_arm(CX3State *s)
 {
-	if (cx3_needs_poll(&s->dev) && !timer_pending(s->poll_timer))
+	if (!cx3_dead(&s->dev) && cx3_needs_poll(&s->dev) &&
+	    !timer_pending(s->poll_timer))
 		timer_mod(s->poll_timer,
 			  qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + 1);
 }
@@ -403,10 +408,39 @@ static void cx3_set_link2(Object *obj, bool on, Error **errp)
 	cx3_set_link(CX3(obj), 2, on);
 }
 
+/*
+ * Run-time internal error: qom-set <device> catas SYNDROME.  Reads the
+ * first dword of the catastrophic-error buffer (0: the card is healthy).
+ */
+static void cx3_get_catas(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	uint32_t val = CX3(obj)->dev.catas[0];
+
+	visit_type_uint32(v, name, &val, errp);
+}
+
+static void cx3_set_catas(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	CX3State *s = CX3(obj);
+	uint32_t val;
+
+	if (!visit_type_uint32(v, name, &val, errp))
+		return;
+	if (!val) {
+		error_setg(errp, "cx3: only the card's reset clears an internal error");
+		return;
+	}
+	cx3_raise_catas(&s->dev, val);
+}
+
 static void cx3_instance_init(Object *obj)
 {
 	object_property_add_bool(obj, "link1", cx3_get_link1, cx3_set_link1);
 	object_property_add_bool(obj, "link2", cx3_get_link2, cx3_set_link2);
+	object_property_add(obj, "catas", "uint32", cx3_get_catas,
+			    cx3_set_catas, NULL, NULL);
 }
 
 static void cx3_qdev_reset(DeviceState *d)

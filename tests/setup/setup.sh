@@ -55,7 +55,7 @@ pkgs=(
 	busybox-static cpio kmod xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags
 	opensm perftest iproute2 iputils-ping procps
-	sparse linux-source-6.1
+	sparse linux-source-6.1 dkms
 	seabios qemu-system-data ipxe-qemu
 )
 missing=()
@@ -72,6 +72,10 @@ fi
 #    with their headers for building our modules.
 "$here/kernels.sh" install
 
-# 4. QEMU with the ConnectX-3 model.
+# 4. checkpatch.pl for tests/build/check.sh: extracted from linux-source-6.1
+#    into the cache unless an extracted tree is already there.
+log "checkpatch: $("$top/scripts/checkpatch.sh" --path)"
+
+# 5. QEMU with the ConnectX-3 model.
 "$top/tests/cx3/build-qemu.sh"
 log "done"

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-port cache (state, LIDs, GID and P_Key tables) that any context
+ * may read, kept current by registration and by the port events.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "core_priv.h"
+
+/* Table sizes beyond these are a driver bug, not a real port. */
+#define IB_CACHE_MAX_GIDS	4096
+#define IB_CACHE_MAX_PKEYS	0xffff
+
+struct ib_port_cache *ib_port_cache(struct ib_device *device, u32 port)
+{
+	if (!device->cache || !rdma_is_port_valid(device, port))
+		return NULL;
+	return &device->cache[port - rdma_start_port(device)];
+}
+
+/* New tables for one port, queried outside the lock. */
+struct ib_cache_snapshot {
+	struct ib_port_attr	attr;
+	union ib_gid		*gids;
+	u16			*pkeys;
+};
+
+static int ib_cache_query(struct ib_device *device, u32 port,
+			  const struct ib_port_cache *pc, struct ib_cache_snapshot *snap)
+{
+	int i, ret;
+
+	ret = ib_query_port(device, port, &snap->attr);
+	if (ret)
+		return ret;
+
+	snap->gids = kcalloc(pc->gid_tbl_len, sizeof(*snap->gids), GFP_KERNEL);
+	snap->pkeys = kcalloc(pc->pkey_tbl_len, sizeof(*snap->pkeys), GFP_KERNEL);
+	if (!snap->gids || !snap->pkeys) {
+		ret = -ENOMEM;
+		goto err;
+	}
+
+	for (i = 0; i < pc->gid_tbl_len; i++) {
+		ret = device->ops->query_gid(device, port, i, &snap->gids[i]);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; i < pc->pkey_tbl_len; i++) {
+		ret = device->ops->query_pkey(device, port, i, &snap->pkeys[i]);
+		if (ret)
+			goto err;
+	}
+	return 0;
+
+err:
+	kfree(snap->pkeys);
+	kfree(snap->gids);
+	return ret;
+}
+
+int ib_cache_update_port(struct ib_device *device, u32 port)
+{
+	struct ib_port_cache *pc = ib_port_cache(device, port);
+	struct ib_cache_snapshot snap = {};
+	union ib_gid *old_gids;
+	unsigned long flags;
+	u16 *old_pkeys;
+	int ret;
+
+	if (!pc)
+		return -EINVAL;
+
+	ret = ib_cache_query(device, port, pc, &snap);
+	if (ret)
+		return ret;
+
+	write_lock_irqsave(&pc->lock, flags);
+	pc->state = snap.attr.state;
+	pc->phys_state = snap.attr.phys_state;
+	pc->lid = snap.attr.lid;
+	pc->sm_lid = snap.attr.sm_lid;
+	pc->lmc = snap.attr.lmc;
+	pc->sm_sl = snap.attr.sm_sl;
+	pc->port_cap_flags = snap.attr.port_cap_flags;
+	old_gids = pc->gids;
+	old_pkeys = pc->pkeys;
+	pc->gids = snap.gids;
+	pc->pkeys = snap.pkeys;
+	write_unlock_irqrestore(&pc->lock, flags);
+
+	kfree(old_gids);
+	kfree(old_pkeys);
+	return 0;
+}
+
+static void ib_cache_free(struct ib_device *device)
+{
+	struct ib_port_cache *cache = device->cache;
+	u32 i;
+
+	if (!cache)
+		return;
+	device->cache = NULL;
+	for (i = 0; i < device->phys_port_cnt; i++) {
+		kfree(cache[i].gids);
+		kfree(cache[i].pkeys);
+	}
+	kfree(cache);
+}
+
+/*
+ * Sizes the tables from query_port(), turns event processing on (so no
+ * event is missed between the queries below and the end of registration)
+ * and fills every port.
+ */
+int ib_cache_setup(struct ib_device *device)
+{
+	struct ib_port_attr attr;
+	u32 port;
+	int ret;
+
+	device->cache = kcalloc(device->phys_port_cnt, sizeof(*device->cache), GFP_KERNEL);
+	if (!device->cache)
+		return -ENOMEM;
+
+	rdma_for_each_port(device, port) {
+		struct ib_port_cache *pc = ib_port_cache(device, port);
+
+		rwlock_init(&pc->lock);
+		ret = ib_query_port(device, port, &attr);
+		if (ret)
+			goto err;
+		if (attr.gid_tbl_len <= 0 || attr.gid_tbl_len > IB_CACHE_MAX_GIDS ||
+		    !attr.pkey_tbl_len || attr.pkey_tbl_len > IB_CACHE_MAX_PKEYS) {
+			pr_err("ib_core: %s: port %u: bad table sizes (%d GIDs, %u P_Keys)\n",
+			       device->name, port, attr.gid_tbl_len, attr.pkey_tbl_len);
+			ret = -EINVAL;
+			goto err;
+		}
+		pc->gid_tbl_len = attr.gid_tbl_len;
+		pc->pkey_tbl_len = attr.pkey_tbl_len;
+	}
+
+	ib_events_enable(device);
+	rdma_for_each_port(device, port) {
+		ret = ib_cache_update_port(device, port);
+		if (ret)
+			goto err_events;
+	}
+	return 0;
+
+err_events:
+	ib_events_disable(device);
+err:
+	ib_cache_free(device);
+	return ret;
+}
+
+void ib_cache_cleanup(struct ib_device *device)
+{
+	ib_events_disable(device);
+	ib_cache_free(device);
+}
+
+/* --- uncached queries and modifications ([sleep]) -------------------------- */
+
+int ib_query_port(struct ib_device *device, u32 port, struct ib_port_attr *attr)
+{
+	if (!device || !attr || !rdma_is_port_valid(device, port)) {
+		IB_CORE_RATELIMITED("bad device, port %u or attr\n", port);
+		return -EINVAL;
+	}
+	memset(attr, 0, sizeof(*attr));
+	return device->ops->query_port(device, port, attr);
+}
+EXPORT_SYMBOL(ib_query_port);
+
+int ib_query_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid)
+{
+	struct ib_port_cache *pc;
+
+	if (!device || !gid || !rdma_is_port_valid(device, port) || index < 0) {
+		IB_CORE_RATELIMITED("bad device, port %u, index %d or gid\n",
+				    port, index);
+		return -EINVAL;
+	}
+	pc = ib_port_cache(device, port);
+	if (pc && index >= pc->gid_tbl_len)
+		return -EINVAL;
+	return device->ops->query_gid(device, port, index, gid);
+}
+EXPORT_SYMBOL(ib_query_gid);
+
+int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey)
+{
+	struct ib_port_cache *pc;
+
+	if (!device || !pkey || !rdma_is_port_valid(device, port)) {
+		IB_CORE_RATELIMITED("bad device, port %u or pkey\n", port);
+		return -EINVAL;
+	}
+	pc = ib_port_cache(device, port);
+	if (pc && index >= pc->pkey_tbl_len)
+		return -EINVAL;
+	return device->ops->query_pkey(device, port, index, pkey);
+}
+EXPORT_SYMBOL(ib_query_pkey);
+
+int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_modify *modify)
+{
+	int ret;
+
+	if (!device || !modify ||
+	    (mask & ~(IB_DEVICE_MODIFY_SYS_IMAGE_GUID | IB_DEVICE_MODIFY_NODE_DESC))) {
+		IB_CORE_RATELIMITED("bad arguments (mask 0x%x)\n", mask);
+		return -EINVAL;
+	}
+	if (!device->ops->modify_device)
+		return -EOPNOTSUPP;
+
+	ret = device->ops->modify_device(device, mask, modify);
+	if (!ret && (mask & IB_DEVICE_MODIFY_NODE_DESC))
+		memcpy(device->node_desc, modify->node_desc, sizeof(device->node_desc));
+	return ret;
+}
+EXPORT_SYMBOL(ib_modify_device);
+
+int ib_modify_port(struct ib_device *device, u32 port, int mask,
+		   struct ib_port_modify *modify)
+{
+	if (!device || !modify || !rdma_is_port_valid(device, port)) {
+		IB_CORE_RATELIMITED("bad device, port %u or modify\n", port);
+		return -EINVAL;
+	}
+	if (!device->ops->modify_port)
+		return -EOPNOTSUPP;
+	return device->ops->modify_port(device, port, mask, modify);
+}
+EXPORT_SYMBOL(ib_modify_port);
+
+enum ib_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port)
+{
+	if (!device || !rdma_is_port_valid(device, port))
+		return IB_LINK_LAYER_UNSPECIFIED;
+	if (device->ops->get_link_layer)
+		return device->ops->get_link_layer(device, port);
+	return IB_LINK_LAYER_INFINIBAND;
+}
+EXPORT_SYMBOL(rdma_port_get_link_layer);
+
+/* --- the cache ([any]) ----------------------------------------------------- */
+
+int ib_get_cached_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (!device || !gid)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+
+	read_lock_irqsave(&pc->lock, flags);
+	if (index >= 0 && index < pc->gid_tbl_len && pc->gids) {
+		*gid = pc->gids[index];
+		ret = 0;
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_get_cached_gid);
+
+int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
+		       u32 *port, u16 *index)
+{
+	static const union ib_gid zero_gid;
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	u32 p;
+	int i;
+
+	if (!device || !gid || !memcmp(gid, &zero_gid, sizeof(*gid)))
+		return -EINVAL;
+
+	rdma_for_each_port(device, p) {
+		pc = ib_port_cache(device, p);
+		if (!pc)
+			return -EINVAL;
+		read_lock_irqsave(&pc->lock, flags);
+		for (i = 0; pc->gids && i < pc->gid_tbl_len; i++) {
+			if (!memcmp(&pc->gids[i], gid, sizeof(*gid))) {
+				read_unlock_irqrestore(&pc->lock, flags);
+				if (port)
+					*port = p;
+				if (index)
+					*index = i;
+				return 0;
+			}
+		}
+		read_unlock_irqrestore(&pc->lock, flags);
+	}
+	return -ENOENT;
+}
+EXPORT_SYMBOL(ib_find_cached_gid);
+
+int ib_get_cached_pkey(struct ib_device *device, u32 port, int index, u16 *pkey)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (!device || !pkey)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+
+	read_lock_irqsave(&pc->lock, flags);
+	if (index >= 0 && index < pc->pkey_tbl_len && pc->pkeys) {
+		*pkey = pc->pkeys[index];
+		ret = 0;
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_get_cached_pkey);
+
+/*
+ * P_Keys match on their low 15 bits; a full-membership entry is preferred
+ * over a limited one.
+ */
+int ib_find_cached_pkey(struct ib_device *device, u32 port, u16 pkey, u16 *index)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	int i, partial = -1, ret = -ENOENT;
+
+	if (!device || !index)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+
+	read_lock_irqsave(&pc->lock, flags);
+	for (i = 0; pc->pkeys && i < pc->pkey_tbl_len; i++) {
+		if ((pc->pkeys[i] & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		if (pc->pkeys[i] & 0x8000) {
+			*index = i;
+			ret = 0;
+			break;
+		}
+		if (partial < 0)
+			partial = i;
+	}
+	if (ret && partial >= 0) {
+		*index = partial;
+		ret = 0;
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_find_cached_pkey);
+
+int ib_get_cached_lmc(struct ib_device *device, u32 port, u8 *lmc)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+
+	if (!device || !lmc)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+	read_lock_irqsave(&pc->lock, flags);
+	*lmc = pc->lmc;
+	read_unlock_irqrestore(&pc->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL(ib_get_cached_lmc);
+
+int ib_get_cached_port_state(struct ib_device *device, u32 port, enum ib_port_state *state)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+
+	if (!device || !state)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+	read_lock_irqsave(&pc->lock, flags);
+	*state = pc->state;
+	read_unlock_irqrestore(&pc->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL(ib_get_cached_port_state);
+
+int ib_get_cached_lid(struct ib_device *device, u32 port, u16 *lid)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+
+	if (!device || !lid)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+	read_lock_irqsave(&pc->lock, flags);
+	*lid = pc->lid;
+	read_unlock_irqrestore(&pc->lock, flags);
+	return 0;
+}
+EXPORT_SYMBOL(ib_get_cached_lid);
+
+/* The subnet prefix is that of GID 0, in host byte order. */
+int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port, u64 *prefix)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (!device || !prefix)
+		return -EINVAL;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return -EINVAL;
+	read_lock_irqsave(&pc->lock, flags);
+	if (pc->gids) {
+		*prefix = be64_to_cpu(pc->gids[0].global.subnet_prefix);
+		ret = 0;
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_get_cached_subnet_prefix);

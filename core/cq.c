@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Completion queues. */
+#include <linux/module.h>
+#include "core_priv.h"
+
+struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
+			   void (*event_handler)(struct ib_event *event, void *ctx),
+			   void *cq_context, const struct ib_cq_init_attr *cq_attr)
+{
+	struct ib_cq *cq;
+
+	if (!device || !cq_attr) {
+		IB_CORE_RATELIMITED("no device or attributes\n");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!cq_attr->cqe || cq_attr->cqe > device->attrs.max_cqe) {
+		IB_CORE_RATELIMITED("%s: %u entries, the device allows 1..%d\n",
+				    device->name, cq_attr->cqe, device->attrs.max_cqe);
+		return ERR_PTR(-EINVAL);
+	}
+	if (device->num_comp_vectors > 0 && cq_attr->comp_vector >= device->num_comp_vectors) {
+		IB_CORE_RATELIMITED("%s: completion vector %u of %d\n",
+				    device->name, cq_attr->comp_vector, device->num_comp_vectors);
+		return ERR_PTR(-EINVAL);
+	}
+	if (cq_attr->flags) {
+		IB_CORE_RATELIMITED("%s: unsupported flags 0x%x\n",
+				    device->name, cq_attr->flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	cq = device->ops->create_cq(device, cq_attr, NULL);
+	if (IS_ERR_OR_NULL(cq))
+		return cq ? cq : ERR_PTR(-ENOMEM);
+	cq->device = device;
+	cq->uobject = NULL;
+	cq->comp_handler = comp_handler;
+	cq->event_handler = event_handler;
+	cq->cq_context = cq_context;
+	atomic_set(&cq->usecnt, 0);
+	return cq;
+}
+EXPORT_SYMBOL(ib_create_cq);
+
+int ib_destroy_cq(struct ib_cq *cq)
+{
+	if (IS_ERR_OR_NULL(cq)) {
+		IB_CORE_RATELIMITED("no CQ\n");
+		return -EINVAL;
+	}
+	if (atomic_read(&cq->usecnt)) {
+		IB_CORE_RATELIMITED("%s: CQ still used by %d QP(s)/SRQ(s)\n",
+				    cq->device->name, atomic_read(&cq->usecnt));
+		return -EBUSY;
+	}
+	return cq->device->ops->destroy_cq(cq);
+}
+EXPORT_SYMBOL(ib_destroy_cq);
+
+int ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period)
+{
+	if (IS_ERR_OR_NULL(cq)) {
+		IB_CORE_RATELIMITED("no CQ\n");
+		return -EINVAL;
+	}
+	if (!cq->device->ops->modify_cq)
+		return -EOPNOTSUPP;
+	return cq->device->ops->modify_cq(cq, cq_count, cq_period);
+}
+EXPORT_SYMBOL(ib_modify_cq);
+
+int ib_resize_cq(struct ib_cq *cq, int cqe)
+{
+	if (IS_ERR_OR_NULL(cq)) {
+		IB_CORE_RATELIMITED("no CQ\n");
+		return -EINVAL;
+	}
+	if (cqe <= 0 || cqe > cq->device->attrs.max_cqe) {
+		IB_CORE_RATELIMITED("%s: %d entries, the device allows 1..%d\n",
+				    cq->device->name, cqe, cq->device->attrs.max_cqe);
+		return -EINVAL;
+	}
+	if (!cq->device->ops->resize_cq)
+		return -EOPNOTSUPP;
+	return cq->device->ops->resize_cq(cq, cqe, NULL);
+}
+EXPORT_SYMBOL(ib_resize_cq);

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Device allocation, registration and unregistration, device references
+ * and the lookup by name.  The locks are described in core_priv.h.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include "core_priv.h"
+
+/* Registration of devices and clients; the list of devices (core_priv.h). */
+DEFINE_MUTEX(ib_register_mutex);
+DECLARE_RWSEM(ib_devices_rwsem);
+LIST_HEAD(ib_devices);
+
+/* How long unregistration waits between complaints about a held reference. */
+#define IB_UNREG_WAIT_MS	10000
+
+static void ib_device_release(struct device *dev)
+{
+	struct ib_device *device = container_of(dev, struct ib_device, dev);
+
+	xa_destroy(&device->client_data);
+	kfree(device);
+}
+
+struct ib_device *_ib_alloc_device(size_t size)
+{
+	struct ib_device *device;
+
+	if (size < sizeof(*device)) {
+		IB_CORE_RATELIMITED("size %zu below struct ib_device\n", size);
+		return NULL;
+	}
+
+	device = kzalloc(size, GFP_KERNEL);
+	if (!device)
+		return NULL;
+
+	device->event_wq = alloc_ordered_workqueue("ib_event", WQ_MEM_RECLAIM);
+	if (!device->event_wq) {
+		kfree(device);
+		return NULL;
+	}
+
+	device_initialize(&device->dev);
+	device->dev.class = &ib_class;
+	device->dev.release = ib_device_release;
+
+	device->reg_state = IB_DEV_UNINITIALIZED;
+	INIT_LIST_HEAD(&device->core_list);
+	xa_init_flags(&device->client_data, XA_FLAGS_ALLOC);
+	refcount_set(&device->refcount, 0);
+	init_completion(&device->unreg_done);
+	init_rwsem(&device->event_handler_rwsem);
+	INIT_LIST_HEAD(&device->event_handlers);
+	return device;
+}
+EXPORT_SYMBOL(_ib_alloc_device);
+
+void ib_dealloc_device(struct ib_device *device)
+{
+	if (!device)
+		return;
+	if (device->reg_state == IB_DEV_REGISTERED ||
+	    device->reg_state == IB_DEV_UNREGISTERING) {
+		IB_CORE_RATELIMITED("%s: still registered, leaked\n",
+				    device->name);
+		return;
+	}
+	destroy_workqueue(device->event_wq);
+	device->event_wq = NULL;
+	/* The memory goes when the last sysfs user lets go of the device. */
+	put_device(&device->dev);
+}
+EXPORT_SYMBOL(ib_dealloc_device);
+
+bool ib_device_try_get(struct ib_device *device)
+{
+	return refcount_inc_not_zero(&device->refcount);
+}
+EXPORT_SYMBOL(ib_device_try_get);
+
+void ib_device_put(struct ib_device *device)
+{
+	if (refcount_dec_and_test(&device->refcount))
+		complete(&device->unreg_done);
+}
+EXPORT_SYMBOL(ib_device_put);
+
+struct ib_device *ib_device_get_by_name(const char *name)
+{
+	struct ib_device *device, *found = NULL;
+
+	if (!name)
+		return NULL;
+
+	down_read(&ib_devices_rwsem);
+	list_for_each_entry(device, &ib_devices, core_list) {
+		if (!strcmp(device->name, name)) {
+			if (ib_device_try_get(device))
+				found = device;
+			break;
+		}
+	}
+	up_read(&ib_devices_rwsem);
+	return found;
+}
+EXPORT_SYMBOL(ib_device_get_by_name);
+
+bool ib_device_is_registered(struct ib_device *device)
+{
+	return READ_ONCE(device->reg_state) == IB_DEV_REGISTERED;
+}
+
+static bool ib_name_in_use(const char *name)
+{
+	struct ib_device *device;
+
+	lockdep_assert_held(&ib_register_mutex);
+	list_for_each_entry(device, &ib_devices, core_list)
+		if (!strcmp(device->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A pattern is a plain name or has exactly one "%d" and no other '%'.
+ * Returns the length of the part before "%d", or -1 for a plain name.
+ */
+static int ib_name_pattern_split(const char *pattern)
+{
+	const char *pct = strchr(pattern, '%');
+
+	if (!pct)
+		return -1;
+	if (pct[1] != 'd' || strchr(pct + 2, '%'))
+		return -EINVAL;
+	return pct - pattern;
+}
+
+static int ib_assign_name(struct ib_device *device, const char *pattern)
+{
+	char buf[IB_DEVICE_NAME_MAX];
+	int prefix, i, len;
+
+	lockdep_assert_held(&ib_register_mutex);
+
+	prefix = ib_name_pattern_split(pattern);
+	if (prefix < -1)
+		return prefix;
+
+	if (prefix == -1) {
+		if (strscpy(buf, pattern, sizeof(buf)) < 0)
+			return -ENAMETOOLONG;
+		if (ib_name_in_use(buf))
+			return -ENFILE;
+		strscpy(device->name, buf, sizeof(device->name));
+		return 0;
+	}
+
+	for (i = 0; i < 1024; i++) {
+		len = snprintf(buf, sizeof(buf), "%.*s%d%s", prefix, pattern, i,
+			       pattern + prefix + 2);
+		if (len >= sizeof(buf))
+			return -ENAMETOOLONG;
+		if (!ib_name_in_use(buf)) {
+			strscpy(device->name, buf, sizeof(device->name));
+			return 0;
+		}
+	}
+	return -ENFILE;
+}
+
+/* The driver operations ib_core calls without checking for NULL. */
+#define IB_OP(op) { offsetof(const struct ib_device_ops, op), #op }
+static const struct {
+	size_t		offset;
+	const char	*name;
+} ib_required_ops[] = {
+	IB_OP(query_device), IB_OP(query_port), IB_OP(query_gid), IB_OP(query_pkey),
+	IB_OP(alloc_pd), IB_OP(dealloc_pd), IB_OP(get_dma_mr), IB_OP(dereg_mr),
+	IB_OP(create_cq), IB_OP(destroy_cq), IB_OP(create_qp), IB_OP(modify_qp),
+	IB_OP(destroy_qp), IB_OP(create_ah), IB_OP(destroy_ah), IB_OP(post_send),
+	IB_OP(post_recv), IB_OP(poll_cq), IB_OP(req_notify_cq),
+};
+
+static int ib_check_ops(const struct ib_device_ops *ops)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ib_required_ops); i++) {
+		const void * const *fn = (const void * const *)
+			((const char *)ops + ib_required_ops[i].offset);
+
+		if (!*fn) {
+			pr_err("ib_core: driver lacks the %s operation\n", ib_required_ops[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* dev.groups: ours, then the driver's (at most the space left). */
+static int ib_fill_groups(struct ib_device *device)
+{
+	const size_t max = ARRAY_SIZE(device->core_groups) - 1;
+	size_t n = 0, i;
+
+	device->core_groups[n++] = &ib_dev_attr_group;
+	if (device->driver_group)
+		device->core_groups[n++] = device->driver_group;
+	for (i = 0; device->driver_groups && device->driver_groups[i]; i++) {
+		if (n == max) {
+			pr_err("ib_core: %s: too many driver attribute groups\n", device->name);
+			return -EINVAL;
+		}
+		device->core_groups[n++] = device->driver_groups[i];
+	}
+	device->core_groups[n] = NULL;
+	return 0;
+}
+
+int ib_register_device(struct ib_device *device, const char *name)
+{
+	int ret;
+
+	if (!device || !name || !device->ops) {
+		IB_CORE_RATELIMITED("missing device, name or ops\n");
+		return -EINVAL;
+	}
+	ret = ib_check_ops(device->ops);
+	if (ret)
+		return ret;
+	if (!device->phys_port_cnt) {
+		IB_CORE_RATELIMITED("a device without ports\n");
+		return -EINVAL;
+	}
+
+	mutex_lock(&ib_register_mutex);
+	if (device->reg_state != IB_DEV_UNINITIALIZED) {
+		IB_CORE_RATELIMITED("%s: registered twice\n", device->name);
+		ret = -EINVAL;
+		goto err_unlock;
+	}
+
+	ret = ib_assign_name(device, name);
+	if (ret) {
+		pr_err("ib_core: no free device name for \"%s\": %d\n", name, ret);
+		goto err_unlock;
+	}
+
+	memset(&device->attrs, 0, sizeof(device->attrs));
+	ret = device->ops->query_device(device, &device->attrs);
+	if (ret) {
+		pr_err("ib_core: %s: query_device failed: %d\n", device->name, ret);
+		goto err_unlock;
+	}
+
+	ret = ib_cache_setup(device);
+	if (ret) {
+		pr_err("ib_core: %s: port cache setup failed: %d\n", device->name, ret);
+		goto err_unlock;
+	}
+
+	ret = ib_fill_groups(device);
+	if (ret)
+		goto err_cache;
+	device->dev.groups = device->core_groups;
+	device->dev.parent = device->dma_device;
+	ret = dev_set_name(&device->dev, "%s", device->name);
+	if (ret)
+		goto err_cache;
+	/* User space hears of the device once its ports are in sysfs too. */
+	dev_set_uevent_suppress(&device->dev, true);
+	ret = device_add(&device->dev);
+	if (ret) {
+		pr_err("ib_core: %s: device_add failed: %d\n", device->name, ret);
+		goto err_cache;
+	}
+
+	ret = ib_sysfs_add_ports(device);
+	if (ret) {
+		pr_err("ib_core: %s: port sysfs failed: %d\n", device->name, ret);
+		goto err_del;
+	}
+	dev_set_uevent_suppress(&device->dev, false);
+	kobject_uevent(&device->dev.kobj, KOBJ_ADD);
+
+	refcount_set(&device->refcount, 1);
+	reinit_completion(&device->unreg_done);
+	WRITE_ONCE(device->reg_state, IB_DEV_REGISTERED);
+
+	ib_clients_add_device(device);
+
+	down_write(&ib_devices_rwsem);
+	list_add_tail(&device->core_list, &ib_devices);
+	up_write(&ib_devices_rwsem);
+
+	mutex_unlock(&ib_register_mutex);
+	return 0;
+
+err_del:
+	device_del(&device->dev);
+err_cache:
+	ib_cache_cleanup(device);
+err_unlock:
+	mutex_unlock(&ib_register_mutex);
+	return ret;
+}
+EXPORT_SYMBOL(ib_register_device);
+
+static void ib_wait_for_references(struct ib_device *device)
+{
+	ib_device_put(device);
+	while (!wait_for_completion_timeout(&device->unreg_done,
+					    msecs_to_jiffies(IB_UNREG_WAIT_MS)))
+		pr_warn("ib_core: %s: unregistration waits for %u device reference(s)\n",
+			device->name, refcount_read(&device->refcount));
+}
+
+void ib_unregister_device(struct ib_device *device)
+{
+	if (!device)
+		return;
+
+	mutex_lock(&ib_register_mutex);
+	if (device->reg_state != IB_DEV_REGISTERED) {
+		IB_CORE_RATELIMITED("%s: not registered\n",
+				    device->name);
+		mutex_unlock(&ib_register_mutex);
+		return;
+	}
+
+	/* No new lookups find it ... */
+	down_write(&ib_devices_rwsem);
+	list_del_init(&device->core_list);
+	WRITE_ONCE(device->reg_state, IB_DEV_UNREGISTERING);
+	up_write(&ib_devices_rwsem);
+
+	/* ... the clients let go of it, in the reverse order of their arrival ... */
+	ib_clients_remove_device(device);
+
+	/* ... and so does everyone else who holds a reference. */
+	ib_wait_for_references(device);
+
+	/* No more events: the handlers are gone and the cache goes next. */
+	ib_events_disable(device);
+	if (!list_empty(&device->event_handlers))
+		pr_err("ib_core: %s: event handlers still registered at unregistration\n",
+		       device->name);
+
+	ib_sysfs_remove_ports(device);
+	device_del(&device->dev);
+	ib_cache_cleanup(device);
+
+	WRITE_ONCE(device->reg_state, IB_DEV_UNREGISTERED);
+	mutex_unlock(&ib_register_mutex);
+}
+EXPORT_SYMBOL(ib_unregister_device);

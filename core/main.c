@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_core: the InfiniBand midlayer of the ibstack (devices, clients,
+ * events, the port cache, the kernel verbs and sysfs).
+ */
+#include <linux/device.h>
+#include <linux/module.h>
+#include "core_priv.h"
+
+static int __init ib_core_init(void)
+{
+	int ret;
+
+	ret = class_register(&ib_class);
+	if (ret) {
+		pr_err("ib_core: cannot register the infiniband class: %d\n", ret);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit ib_core_exit(void)
+{
+	class_unregister(&ib_class);
+	ib_clients_cleanup();
+}
+
+module_init(ib_core_init);
+module_exit(ib_core_exit);
+
+MODULE_DESCRIPTION("InfiniBand core (ibstack)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared receive queues. */
+#include <linux/module.h>
+#include "core_priv.h"
+
+struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
+{
+	struct ib_device *device;
+	struct ib_srq *srq;
+
+	if (IS_ERR_OR_NULL(pd) || !attr) {
+		IB_CORE_RATELIMITED("no PD or attributes\n");
+		return ERR_PTR(-EINVAL);
+	}
+	device = pd->device;
+	if (!device->ops->create_srq || !device->ops->destroy_srq)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (attr->srq_type != IB_SRQT_BASIC ||
+	    !attr->attr.max_wr || attr->attr.max_wr > device->attrs.max_srq_wr ||
+	    !attr->attr.max_sge || attr->attr.max_sge > device->attrs.max_srq_sge) {
+		IB_CORE_RATELIMITED("%s: type %d, %u WRs (max %d), %u SGEs (max %d)\n",
+				    device->name, attr->srq_type, attr->attr.max_wr,
+				    device->attrs.max_srq_wr, attr->attr.max_sge,
+				    device->attrs.max_srq_sge);
+		return ERR_PTR(-EINVAL);
+	}
+
+	srq = device->ops->create_srq(pd, attr, NULL);
+	if (IS_ERR_OR_NULL(srq))
+		return srq ? srq : ERR_PTR(-ENOMEM);
+	srq->device = device;
+	srq->pd = pd;
+	srq->uobject = NULL;
+	srq->event_handler = attr->event_handler;
+	srq->srq_context = attr->srq_context;
+	srq->srq_type = attr->srq_type;
+	atomic_set(&srq->usecnt, 0);
+	atomic_inc(&pd->usecnt);
+	return srq;
+}
+EXPORT_SYMBOL(ib_create_srq);
+
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask)
+{
+	struct ib_device *device;
+
+	if (IS_ERR_OR_NULL(srq) || !attr) {
+		IB_CORE_RATELIMITED("no SRQ or attributes\n");
+		return -EINVAL;
+	}
+	device = srq->device;
+	if (!mask || (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))) {
+		IB_CORE_RATELIMITED("%s: bad mask 0x%x\n", device->name, mask);
+		return -EINVAL;
+	}
+	if ((mask & IB_SRQ_MAX_WR) &&
+	    (!attr->max_wr || attr->max_wr > device->attrs.max_srq_wr)) {
+		IB_CORE_RATELIMITED("%s: %u WRs (max %d)\n",
+				    device->name, attr->max_wr, device->attrs.max_srq_wr);
+		return -EINVAL;
+	}
+	if (!device->ops->modify_srq)
+		return -EOPNOTSUPP;
+	return device->ops->modify_srq(srq, attr, mask, NULL);
+}
+EXPORT_SYMBOL(ib_modify_srq);
+
+int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr)
+{
+	if (IS_ERR_OR_NULL(srq) || !attr) {
+		IB_CORE_RATELIMITED("no SRQ or attributes\n");
+		return -EINVAL;
+	}
+	if (!srq->device->ops->query_srq)
+		return -EOPNOTSUPP;
+	return srq->device->ops->query_srq(srq, attr);
+}
+EXPORT_SYMBOL(ib_query_srq);
+
+int ib_destroy_srq(struct ib_srq *srq)
+{
+	struct ib_pd *pd;
+	int ret;
+
+	if (IS_ERR_OR_NULL(srq)) {
+		IB_CORE_RATELIMITED("no SRQ\n");
+		return -EINVAL;
+	}
+	if (atomic_read(&srq->usecnt)) {
+		IB_CORE_RATELIMITED("%s: SRQ still used by %d QP(s)\n",
+				    srq->device->name, atomic_read(&srq->usecnt));
+		return -EBUSY;
+	}
+	pd = srq->pd;
+	ret = srq->device->ops->destroy_srq(srq);
+	if (!ret)
+		atomic_dec(&pd->usecnt);
+	return ret;
+}
+EXPORT_SYMBOL(ib_destroy_srq);

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel API differences between the kernels we build for (Debian 12's 6.1
+ * and 6.12).  This is the only place that knows about them: code elsewhere
+ * calls the neutral ibstack_*() helpers below and never tests a kernel
+ * version.
+ *
+ * The IBSTACK_HAVE_* macros come from <ibstack-probes.h>, which the build
+ * generates for each kernel release (build/<release>/gen/ibstack-probes.h)
+ * by compiling the probes in scripts/compat-probes/ against that kernel's
+ * build tree with its own flags (scripts/compat-probe.sh).  The result is
+ * cached and redone when a probe or the kernel's build tree changes.
+ *
+ * Adding a difference:
+ *  1. Write scripts/compat-probes/NAME.c: a few lines that compile (with
+ *     -Werror) only if the kernel has the API in question; a comment at the
+ *     top says what it tests and since when.  Give every function a
+ *     prototype and use every static function (6.12 warns otherwise).
+ *  2. It defines IBSTACK_HAVE_NAME (upper case) when it compiles.  Check the
+ *     result for both kernels: make modules KVER=<release>, then
+ *     build/<release>/gen/ibstack-probes.h.
+ *  3. Add a static inline helper (or, for declarations, a macro) here with a
+ *     neutral name, ibstack_*, that uses the new API when present and the
+ *     old one otherwise.
+ */
+#ifndef IBSTACK_COMPAT_H
+#define IBSTACK_COMPAT_H
+
+#include <ibstack/no_kernel_ib.h>
+#include <ibstack-probes.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/timer.h>
+
+#ifdef IBSTACK_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+#ifdef IBSTACK_HAVE_PCI_ENABLE_PCIE_ERROR_REPORTING
+#include <linux/aer.h>
+#endif
+
+/* --- device classes ------------------------------------------------------ */
+
+/* class_create(name) since 6.4; class_create(owner, name) before. */
+static inline struct class *ibstack_class_create(const char *name)
+{
+#ifdef IBSTACK_HAVE_CLASS_CREATE_NAME_ONLY
+	return class_create(name);
+#else
+	return class_create(THIS_MODULE, name);
+#endif
+}
+
+/*
+ * The device argument of struct class's dev_uevent() and devnode()
+ * callbacks: const since 6.2.  Declare them as
+ *	static int foo_uevent(IBSTACK_CLASS_UEVENT_DEV *dev,
+ *			      struct kobj_uevent_env *env);
+ *	static char *foo_devnode(IBSTACK_CLASS_DEVNODE_DEV *dev, umode_t *mode);
+ */
+#ifdef IBSTACK_HAVE_CLASS_UEVENT_CONST_DEV
+#define IBSTACK_CLASS_UEVENT_DEV const struct device
+#else
+#define IBSTACK_CLASS_UEVENT_DEV struct device
+#endif
+
+#ifdef IBSTACK_HAVE_CLASS_DEVNODE_CONST_DEV
+#define IBSTACK_CLASS_DEVNODE_DEV const struct device
+#else
+#define IBSTACK_CLASS_DEVNODE_DEV struct device
+#endif
+
+/* --- timers -------------------------------------------------------------- */
+
+/* timer_delete_sync() (6.2+, in later 6.1.y); del_timer_sync() before. */
+static inline int ibstack_timer_delete_sync(struct timer_list *timer)
+{
+#ifdef IBSTACK_HAVE_TIMER_DELETE_SYNC
+	return timer_delete_sync(timer);
+#else
+	return del_timer_sync(timer);
+#endif
+}
+
+/* timer_delete() (6.2+, in later 6.1.y); del_timer() before. */
+static inline int ibstack_timer_delete(struct timer_list *timer)
+{
+#ifdef IBSTACK_HAVE_TIMER_DELETE
+	return timer_delete(timer);
+#else
+	return del_timer(timer);
+#endif
+}
+
+/*
+ * timer_shutdown_sync(): stop the timer for good (later re-arms are
+ * ignored).  Without it, only the deletion; the caller must then make sure
+ * nothing re-arms the timer.
+ */
+static inline int ibstack_timer_shutdown_sync(struct timer_list *timer)
+{
+#ifdef IBSTACK_HAVE_TIMER_SHUTDOWN_SYNC
+	return timer_shutdown_sync(timer);
+#else
+	return ibstack_timer_delete_sync(timer);
+#endif
+}
+
+/* --- memory mappings and user pages --------------------------------------- */
+
+/* vma->vm_flags is read-only since 6.3: vm_flags_set()/vm_flags_clear(). */
+static inline void ibstack_vm_flags_set(struct vm_area_struct *vma,
+					unsigned long flags)
+{
+#ifdef IBSTACK_HAVE_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
+
+static inline void ibstack_vm_flags_clear(struct vm_area_struct *vma,
+					  unsigned long flags)
+{
+#ifdef IBSTACK_HAVE_VM_FLAGS_SET
+	vm_flags_clear(vma, flags);
+#else
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+/*
+ * get_user_pages()/pin_user_pages() on the current mm (mmap_lock held for
+ * read by the caller); the unused vmas argument went away in 6.5.
+ */
+static inline long ibstack_get_user_pages(unsigned long start,
+					  unsigned long nr_pages,
+					  unsigned int gup_flags,
+					  struct page **pages)
+{
+#ifdef IBSTACK_HAVE_GET_USER_PAGES_VMAS
+	return get_user_pages(start, nr_pages, gup_flags, pages, NULL);
+#else
+	return get_user_pages(start, nr_pages, gup_flags, pages);
+#endif
+}
+
+static inline long ibstack_pin_user_pages(unsigned long start,
+					  unsigned long nr_pages,
+					  unsigned int gup_flags,
+					  struct page **pages)
+{
+#ifdef IBSTACK_HAVE_PIN_USER_PAGES_VMAS
+	return pin_user_pages(start, nr_pages, gup_flags, pages, NULL);
+#else
+	return pin_user_pages(start, nr_pages, gup_flags, pages);
+#endif
+}
+
+/*
+ * struct file_operations' .llseek for a file that cannot seek: no_llseek
+ * was removed in 6.12; NULL means the same on every kernel since 6.0.
+ */
+#ifdef IBSTACK_HAVE_NO_LLSEEK
+#define IBSTACK_NO_LLSEEK no_llseek
+#else
+#define IBSTACK_NO_LLSEEK NULL
+#endif
+
+/* --- network devices ------------------------------------------------------ */
+
+/* A NAPI context with an explicit weight. */
+static inline void ibstack_netif_napi_add(struct net_device *dev,
+					  struct napi_struct *napi,
+					  int (*poll)(struct napi_struct *, int),
+					  int weight)
+{
+#if defined(IBSTACK_HAVE_NETIF_NAPI_ADD_WEIGHT)
+	netif_napi_add_weight(dev, napi, poll, weight);
+#elif defined(IBSTACK_HAVE_NETIF_NAPI_ADD_4ARGS)
+	netif_napi_add(dev, napi, poll, weight);
+#else
+#error "ibstack: no way to add a NAPI context with a weight"
+#endif
+}
+
+/* Lockless transmit: dev->lltx since 6.12, NETIF_F_LLTX before. */
+static inline void ibstack_netdev_set_lltx(struct net_device *dev)
+{
+#ifdef IBSTACK_HAVE_NETDEV_LLTX
+	dev->lltx = true;
+#else
+	dev->features |= NETIF_F_LLTX;
+#endif
+}
+
+/* --- PCI ------------------------------------------------------------------ */
+
+/*
+ * AER reporting: drivers enabled it themselves until 6.5; since then the PCI
+ * core does it for every device and the calls are gone.
+ */
+static inline int ibstack_pci_enable_pcie_error_reporting(struct pci_dev *pdev)
+{
+#ifdef IBSTACK_HAVE_PCI_ENABLE_PCIE_ERROR_REPORTING
+	return pci_enable_pcie_error_reporting(pdev);
+#else
+	return 0;
+#endif
+}
+
+static inline void ibstack_pci_disable_pcie_error_reporting(struct pci_dev *pdev)
+{
+#ifdef IBSTACK_HAVE_PCI_ENABLE_PCIE_ERROR_REPORTING
+	pci_disable_pcie_error_reporting(pdev);
+#endif
+}
+
+#endif /* IBSTACK_COMPAT_H */

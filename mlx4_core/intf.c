@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Protocol interfaces (mlx4_ib): every registered interface is added to every
+ * working device, and removed before a device goes away or is restarted.
+ */
+#include <linux/module.h>
+
+#include "mlx4_core.h"
+
+/* mlx4_intf_mutex protects both lists and the add/remove calls */
+static DEFINE_MUTEX(mlx4_intf_mutex);
+static LIST_HEAD(mlx4_intf_list);
+static LIST_HEAD(mlx4_dev_list);
+
+void mlx4_intf_lock(void)
+{
+	mutex_lock(&mlx4_intf_mutex);
+}
+
+void mlx4_intf_unlock(void)
+{
+	mutex_unlock(&mlx4_intf_mutex);
+}
+
+static void mlx4_add_one(struct mlx4_interface *intf, struct mlx4_priv *priv)
+{
+	struct mlx4_device_context *ctx;
+
+	lockdep_assert_held(&mlx4_intf_mutex);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return;
+	ctx->intf = intf;
+	ctx->context = intf->add(&priv->dev);
+	if (!ctx->context) {
+		kfree(ctx);
+		return;
+	}
+	spin_lock_irq(&priv->ctx_lock);
+	list_add_tail(&ctx->list, &priv->ctx_list);
+	spin_unlock_irq(&priv->ctx_lock);
+}
+
+static void mlx4_remove_one(struct mlx4_interface *intf, struct mlx4_priv *priv)
+{
+	struct mlx4_device_context *ctx, *found = NULL;
+
+	lockdep_assert_held(&mlx4_intf_mutex);
+	spin_lock_irq(&priv->ctx_lock);
+	list_for_each_entry(ctx, &priv->ctx_list, list) {
+		if (ctx->intf == intf) {
+			found = ctx;
+			list_del(&ctx->list);
+			break;
+		}
+	}
+	spin_unlock_irq(&priv->ctx_lock);
+	if (!found)
+		return;
+	/* no event reaches the interface from here on */
+	intf->remove(&priv->dev, found->context);
+	kfree(found);
+}
+
+int mlx4_register_interface(struct mlx4_interface *intf)
+{
+	struct mlx4_priv *priv;
+
+	if (!intf->add || !intf->remove)
+		return -EINVAL;
+	mutex_lock(&mlx4_intf_mutex);
+	list_add_tail(&intf->list, &mlx4_intf_list);
+	list_for_each_entry(priv, &mlx4_dev_list, dev_list)
+		if (priv->loaded)
+			mlx4_add_one(intf, priv);
+	mutex_unlock(&mlx4_intf_mutex);
+	return 0;
+}
+EXPORT_SYMBOL(mlx4_register_interface);
+
+void mlx4_unregister_interface(struct mlx4_interface *intf)
+{
+	struct mlx4_priv *priv;
+
+	mutex_lock(&mlx4_intf_mutex);
+	list_for_each_entry(priv, &mlx4_dev_list, dev_list)
+		mlx4_remove_one(intf, priv);
+	list_del(&intf->list);
+	mutex_unlock(&mlx4_intf_mutex);
+}
+EXPORT_SYMBOL(mlx4_unregister_interface);
+
+/* Caller holds the interface lock */
+void mlx4_add_interfaces(struct mlx4_priv *priv)
+{
+	struct mlx4_interface *intf;
+
+	list_for_each_entry(intf, &mlx4_intf_list, list)
+		mlx4_add_one(intf, priv);
+}
+
+/* Caller holds the interface lock */
+void mlx4_remove_interfaces(struct mlx4_priv *priv)
+{
+	struct mlx4_interface *intf;
+
+	list_for_each_entry_reverse(intf, &mlx4_intf_list, list)
+		mlx4_remove_one(intf, priv);
+}
+
+int mlx4_register_device(struct mlx4_priv *priv)
+{
+	mutex_lock(&mlx4_intf_mutex);
+	list_add_tail(&priv->dev_list, &mlx4_dev_list);
+	mlx4_add_interfaces(priv);
+	mutex_unlock(&mlx4_intf_mutex);
+	return 0;
+}
+
+void mlx4_unregister_device(struct mlx4_priv *priv)
+{
+	mutex_lock(&mlx4_intf_mutex);
+	mlx4_remove_interfaces(priv);
+	list_del(&priv->dev_list);
+	mutex_unlock(&mlx4_intf_mutex);
+}
+
+/* [any] */
+void mlx4_dispatch_event(struct mlx4_priv *priv, enum mlx4_dev_event type,
+			 unsigned long param)
+{
+	struct mlx4_device_context *ctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&priv->ctx_lock, flags);
+	list_for_each_entry(ctx, &priv->ctx_list, list)
+		if (ctx->intf->event)
+			ctx->intf->event(&priv->dev, ctx->context, type, param);
+	spin_unlock_irqrestore(&priv->ctx_lock, flags);
+}

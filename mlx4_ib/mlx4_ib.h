@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mlx4_ib: the ib_device of a ConnectX-3, private declarations.
+ *
+ * Locking, from the outside in:
+ *  - mlx4_ib_qp.mutex serialises modify/query of one QP (sleeps);
+ *  - mlx4_ib_dev.cap_mask_mutex serialises read-modify-write of the port
+ *    capability masks and the node description;
+ *  - mlx4_ib_wq.lock (SQ, RQ) and mlx4_ib_srq.lock protect a queue's
+ *    producer side; taken with interrupts off, since posting is [any];
+ *  - mlx4_ib_cq.lock protects a CQ's consumer index and the CQE ring;
+ *    poll_cq takes an SRQ's lock inside it to return WQEs to the free
+ *    list, and post_send takes the send CQ's lock inside the SQ's lock
+ *    when the queue looks full.  Two CQ locks are taken in CQN order.
+ */
+#ifndef MLX4_IB_H
+#define MLX4_IB_H
+
+#include <ibstack/ib_verbs.h>
+#include <ibstack/mlx4.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <linux/ratelimit.h>
+
+#include "mlx4_ib_hw.h"
+
+#define DRV_NAME	"mlx4_ib"
+
+#define mlx4_ib_warn_rl(ibdev, fmt, ...) \
+	dev_warn_ratelimited(&(ibdev)->dev->pdev->dev, DRV_NAME ": " fmt, ##__VA_ARGS__)
+#define mlx4_ib_warn(ibdev, fmt, ...) \
+	dev_warn(&(ibdev)->dev->pdev->dev, DRV_NAME ": " fmt, ##__VA_ARGS__)
+#define mlx4_ib_info(ibdev, fmt, ...) \
+	dev_info(&(ibdev)->dev->pdev->dev, DRV_NAME ": " fmt, ##__VA_ARGS__)
+
+/* SMP attribute of the Mellanox extended port information (FDR10) */
+#define MLX4_ATTR_EXTENDED_PORT_INFO	0xff90
+
+/* MAD_IFC op_modifier bits */
+enum {
+	MLX4_MAD_IFC_IGNORE_MKEY	= BIT(0),
+	MLX4_MAD_IFC_IGNORE_BKEY	= BIT(1),
+	MLX4_MAD_IFC_IGNORE_KEYS	= BIT(0) | BIT(1),
+	MLX4_MAD_IFC_EXT_INFO		= BIT(2),
+};
+
+/* Room kept free in the SQ behind the last posted WQE (prefetch headroom) */
+#define MLX4_IB_SQ_HEADROOM	2048
+#define MLX4_IB_SQ_MIN_WQE_SHIFT 6
+#define MLX4_IB_SQ_MAX_SPARE	(MLX4_IB_SQ_HEADROOM / 64 + 1)
+#define MLX4_IB_MAX_HEADER	72	/* LRH + GRH + BTH + DETH + ImmDt */
+
+struct mlx4_ib_dev {
+	struct ib_device	ib_dev;		/* first: ib_alloc_device() */
+	struct mlx4_dev		*dev;
+	struct mlx4_uar		*uar;		/* mlx4_core's kernel UAR */
+	void __iomem		*uar_map;
+	int			num_ports;
+	bool			registered;	/* events go to ib_core */
+	bool			port_inited[MLX4_MAX_PORTS + 1];
+	/* serialises capability mask and node description updates */
+	struct mutex		cap_mask_mutex;
+	/* QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock */
+	struct xarray		qps;
+};
+
+struct mlx4_ib_pd {
+	struct ib_pd	ibpd;
+	u32		pdn;
+};
+
+struct mlx4_ib_mr {
+	struct ib_mr	ibmr;
+	struct mlx4_mr	mmr;
+};
+
+struct mlx4_ib_ah {
+	struct ib_ah		ibah;
+	struct mlx4_hw_av	av;
+};
+
+struct mlx4_ib_cq {
+	struct ib_cq		ibcq;
+	struct mlx4_cq		mcq;
+	struct mlx4_buf		buf;
+	int			buf_size;
+	struct mlx4_mtt		mtt;
+	struct mlx4_db		db;
+	/* protects cons_index and the ring; see the top of this file */
+	spinlock_t		lock;
+	u32			cons_index;
+	u32			nent;		/* a power of two */
+	atomic_t		arm_sn;		/* completion events seen */
+};
+
+struct mlx4_ib_wq {
+	u64		*wrid;
+	/* protects head and the WQEs; tail moves under the CQ's lock */
+	spinlock_t	lock;
+	int		wqe_cnt;	/* a power of two */
+	int		max_post;
+	int		max_gs;
+	int		offset;		/* in the QP buffer */
+	int		wqe_shift;
+	unsigned int	head;
+	unsigned int	tail;
+};
+
+struct mlx4_ib_qp {
+	struct ib_qp		ibqp;
+	struct mlx4_qp		mqp;
+	struct mlx4_ib_dev	*dev;
+	struct mlx4_buf		buf;
+	int			buf_size;
+	struct mlx4_mtt		mtt;
+	struct mlx4_db		db;		/* RQ doorbell record */
+	bool			has_rq;
+	struct mlx4_ib_wq	rq;
+	struct mlx4_ib_wq	sq;
+	bool			sq_signal_all;
+	int			max_inline_data;
+	bool			block_mcast_loopback;
+	bool			is_sqp;		/* QP0/QP1: MLX transport */
+	/* serialises modify and query; the fields below change under it */
+	struct mutex		mutex;
+	enum ib_qp_state	state;		/* read lock-free by the data path */
+	u8			port;
+	u8			sl;
+	u16			pkey_index;
+	u32			qkey;
+	u8			atomic_rd_en;	/* IB_ACCESS_REMOTE_* allowed */
+	u8			resp_depth;	/* max_dest_rd_atomic */
+	u32			send_psn;	/* QP0/QP1: next BTH PSN */
+};
+
+struct mlx4_ib_srq {
+	struct ib_srq		ibsrq;
+	struct mlx4_srq		msrq;
+	struct mlx4_ib_dev	*dev;
+	struct mlx4_buf		buf;
+	int			buf_size;
+	struct mlx4_mtt		mtt;
+	struct mlx4_db		db;
+	u64			*wrid;
+	/* protects the free list (head, tail) and wqe_ctr */
+	spinlock_t		lock;
+	int			head;
+	int			tail;
+	u16			wqe_ctr;
+	int			max_gs;
+	struct mutex		mutex;		/* serialises modify/query */
+};
+
+static inline struct mlx4_ib_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mlx4_ib_dev, ib_dev);
+}
+
+static inline struct mlx4_ib_pd *to_mpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct mlx4_ib_pd, ibpd);
+}
+
+static inline struct mlx4_ib_mr *to_mmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct mlx4_ib_mr, ibmr);
+}
+
+static inline struct mlx4_ib_ah *to_mah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct mlx4_ib_ah, ibah);
+}
+
+static inline struct mlx4_ib_cq *to_mcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mlx4_ib_cq, ibcq);
+}
+
+static inline struct mlx4_ib_qp *to_mqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mlx4_ib_qp, ibqp);
+}
+
+static inline struct mlx4_ib_srq *to_msrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct mlx4_ib_srq, ibsrq);
+}
+
+/* mad.c */
+int mlx4_ib_mad_ifc(struct mlx4_ib_dev *dev, int op_mod, u32 port,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const void *in_mad, void *response_mad);
+int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, u16 attr_id,
+		      u32 attr_mod, struct ib_smp *out);
+int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+			const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			const struct ib_mad *in, struct ib_mad *out);
+
+/* query.c */
+int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr);
+int mlx4_ib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *attr);
+int mlx4_ib_query_gid(struct ib_device *ibdev, u32 port, int index, union ib_gid *gid);
+int mlx4_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
+int mlx4_ib_modify_device(struct ib_device *ibdev, int mask,
+			  const struct ib_device_modify *props);
+int mlx4_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			const struct ib_port_modify *props);
+int mlx4_ib_init_node_data(struct mlx4_ib_dev *dev);
+
+/* sysfs.c */
+extern const struct attribute_group mlx4_ib_attr_group;
+
+/* pd.c */
+struct ib_pd *mlx4_ib_alloc_pd(struct ib_device *ibdev, struct ib_udata *udata);
+int mlx4_ib_dealloc_pd(struct ib_pd *pd);
+
+/* mr.c */
+struct ib_mr *mlx4_ib_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
+				    int page_shift, u64 iova, u64 length, int access);
+int mlx4_ib_dereg_mr(struct ib_mr *mr);
+
+/* ah.c */
+struct ib_ah *mlx4_ib_create_ah(struct ib_pd *pd, const struct ib_ah_attr *attr,
+				struct ib_udata *udata);
+int mlx4_ib_query_ah(struct ib_ah *ah, struct ib_ah_attr *attr);
+int mlx4_ib_destroy_ah(struct ib_ah *ah);
+
+/* comp_queue.c */
+struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata);
+int mlx4_ib_destroy_cq(struct ib_cq *cq);
+int mlx4_ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
+int mlx4_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+void mlx4_ib_cq_clean(struct mlx4_ib_cq *cq, u32 qpn, struct mlx4_ib_srq *srq);
+void mlx4_ib_cq_lock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long *flags);
+void mlx4_ib_cq_unlock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long flags);
+struct mlx4_hw_cqe *mlx4_ib_next_cqe(struct mlx4_ib_cq *cq, u32 n);
+
+/* poll.c */
+int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+
+/* qp.c */
+struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
+				struct ib_udata *udata);
+int mlx4_ib_destroy_qp(struct ib_qp *qp);
+void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp);
+
+/* qp_modify.c */
+int mlx4_ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		      enum ib_qp_state cur_state, struct ib_udata *udata);
+int mlx4_ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init_attr);
+enum mlx4_qp_state mlx4_ib_to_hw_state(enum ib_qp_state state);
+int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port);
+void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port);
+
+/* wqe.c */
+int mlx4_ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int mlx4_ib_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/*
+ * Inline data in a WQE: segments that never cross a 64-byte line.  start
+ * at a 16-byte aligned offset of the WQE, add data, end returns the next
+ * 16-byte aligned offset.
+ */
+struct mlx4_ib_inline {
+	void	*wqe;
+	int	seg;		/* offset of the open segment's header */
+	int	pos;		/* where the next byte goes */
+	int	seg_len;
+};
+
+void mlx4_ib_inline_start(struct mlx4_ib_inline *inl, void *wqe, int off);
+void mlx4_ib_inline_add(struct mlx4_ib_inline *inl, const void *data, int len);
+int mlx4_ib_inline_end(struct mlx4_ib_inline *inl);
+void mlx4_ib_set_data_seg(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sge);
+
+/* mlx_header.c */
+int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
+			  void *wqe, int *opcode);
+
+/* srq.c */
+struct ib_srq *mlx4_ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr,
+				  struct ib_udata *udata);
+int mlx4_ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask,
+		       struct ib_udata *udata);
+int mlx4_ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
+int mlx4_ib_destroy_srq(struct ib_srq *srq);
+int mlx4_ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
+void mlx4_ib_free_srq_wqe(struct mlx4_ib_srq *srq, int wqe_index);
+
+/* mcg.c */
+int mlx4_ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+int mlx4_ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+
+#endif /* MLX4_IB_H */

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation (RC, UC, UD, and the special QPs SMI/GSI as QP0/QP1
+ * of a port on the reserved QPNs, MLX transport), queue sizing within the
+ * card's limits, the shared SQ/RQ buffer, asynchronous events, and
+ * destruction.  The state transitions are in qp_modify.c, the work
+ * requests in wqe.c.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/log2.h>
+
+#include "mlx4_ib.h"
+
+/* Bytes in front of the gather list of a send WQE, by QP type. */
+static int mlx4_ib_send_overhead(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_UD:
+		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_datagram_seg);
+	case IB_QPT_RC:
+		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_raddr_seg) +
+		       sizeof(struct mlx4_hw_atomic_seg);
+	case IB_QPT_UC:
+		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_raddr_seg);
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		/* MLX segment, the packed headers in two inline segments, ICRC */
+		return sizeof(struct mlx4_hw_mlx_seg) +
+		       ALIGN(MLX4_IB_MAX_HEADER + 2 * sizeof(struct mlx4_hw_inline_seg), 16) +
+		       sizeof(struct mlx4_hw_data_seg);
+	default:
+		return 0;
+	}
+}
+
+/* Worst-case room for len bytes of inline data split at 64-byte lines */
+static int mlx4_ib_inline_room(int len)
+{
+	if (!len)
+		return 0;
+	return ALIGN(len + sizeof(struct mlx4_hw_inline_seg) *
+		     (len / (MLX4_HW_INLINE_ALIGN - 4) + 2), 16);
+}
+
+static int mlx4_ib_set_rq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
+			       bool has_rq, struct mlx4_ib_qp *qp)
+{
+	const struct mlx4_caps *caps = &dev->dev->caps;
+
+	if (!has_rq) {
+		if (cap->max_recv_wr || cap->max_recv_sge)
+			return -EINVAL;
+		return 0;
+	}
+	if (cap->max_recv_wr > caps->max_wqes || cap->max_recv_sge > caps->max_rq_sg)
+		return -EINVAL;
+	qp->rq.wqe_cnt = roundup_pow_of_two(max(1U, cap->max_recv_wr));
+	qp->rq.max_gs = roundup_pow_of_two(max(1U, cap->max_recv_sge));
+	qp->rq.wqe_shift = ilog2(qp->rq.max_gs * sizeof(struct mlx4_hw_data_seg));
+	if ((1 << qp->rq.wqe_shift) > caps->max_rq_desc_sz)
+		return -EINVAL;
+	qp->rq.max_post = qp->rq.wqe_cnt;
+	cap->max_recv_wr = qp->rq.max_post;
+	cap->max_recv_sge = qp->rq.max_gs;
+	return 0;
+}
+
+static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
+			       enum ib_qp_type type, struct mlx4_ib_qp *qp)
+{
+	const struct mlx4_caps *caps = &dev->dev->caps;
+	int max_sg = min(caps->max_sq_sg, caps->max_rq_sg);
+	int max_desc = min(caps->max_sq_desc_sz, MLX4_HW_WQE_MAX_SIZE);
+	int overhead = mlx4_ib_send_overhead(type);
+	int size, spare, gs;
+
+	if (cap->max_send_wr > caps->max_wqes - MLX4_IB_SQ_MAX_SPARE ||
+	    cap->max_send_sge > max_sg || cap->max_inline_data > max_desc ||
+	    ((type == IB_QPT_SMI || type == IB_QPT_GSI) && cap->max_inline_data))
+		return -EINVAL;
+
+	size = max_t(int, cap->max_send_sge * sizeof(struct mlx4_hw_data_seg),
+		     mlx4_ib_inline_room(cap->max_inline_data)) + overhead;
+	if (size > max_desc)
+		return -EINVAL;
+
+	qp->sq.wqe_shift = max_t(int, ilog2(roundup_pow_of_two(size)),
+				 MLX4_IB_SQ_MIN_WQE_SHIFT);
+	spare = (MLX4_IB_SQ_HEADROOM >> qp->sq.wqe_shift) + 1;
+	qp->sq.wqe_cnt = roundup_pow_of_two(max(1U, cap->max_send_wr) + spare);
+	if (qp->sq.wqe_cnt > caps->max_wqes)
+		return -EINVAL;
+	qp->sq.max_post = qp->sq.wqe_cnt - spare;
+	gs = (min(1 << qp->sq.wqe_shift, max_desc) - overhead) /
+	     (int)sizeof(struct mlx4_hw_data_seg);
+	qp->sq.max_gs = min(gs, max_sg);
+	qp->max_inline_data = cap->max_inline_data;
+
+	cap->max_send_wr = qp->sq.max_post;
+	cap->max_send_sge = qp->sq.max_gs;
+	return 0;
+}
+
+static void *mlx4_ib_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
+{
+	return mlx4_buf_offset(&qp->buf, qp->sq.offset + (n << qp->sq.wqe_shift));
+}
+
+/*
+ * Every SQ WQE hardware-owned for the first pass (owner bit 1 at counter
+ * values 0..cnt-1), queues empty.  The QP is in RESET.
+ */
+void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
+{
+	struct mlx4_hw_ctrl_seg *ctrl;
+	int i;
+
+	for (i = 0; i < qp->sq.wqe_cnt; i++) {
+		ctrl = mlx4_ib_send_wqe(qp, i);
+		ctrl->owner_opcode = cpu_to_be32(MLX4_HW_WQE_OWNER);
+		ctrl->fence_size = 1;
+	}
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	qp->rq.head = 0;
+	qp->rq.tail = 0;
+	if (qp->has_rq)
+		*qp->db.db = 0;
+}
+
+static void mlx4_ib_qp_event(struct mlx4_qp *mqp, enum mlx4_event type)
+{
+	struct mlx4_ib_qp *qp = container_of(mqp, struct mlx4_ib_qp, mqp);
+	struct ib_event ev;
+
+	switch (type) {
+	case MLX4_EVENT_TYPE_PATH_MIG:
+		ev.event = IB_EVENT_PATH_MIG;
+		break;
+	case MLX4_EVENT_TYPE_COMM_EST:
+		ev.event = IB_EVENT_COMM_EST;
+		break;
+	case MLX4_EVENT_TYPE_SQ_DRAINED:
+		ev.event = IB_EVENT_SQ_DRAINED;
+		break;
+	case MLX4_EVENT_TYPE_SRQ_QP_LAST_WQE:
+		ev.event = IB_EVENT_QP_LAST_WQE_REACHED;
+		break;
+	case MLX4_EVENT_TYPE_WQ_CATAS_ERROR:
+		ev.event = IB_EVENT_QP_FATAL;
+		break;
+	case MLX4_EVENT_TYPE_PATH_MIG_FAILED:
+		ev.event = IB_EVENT_PATH_MIG_ERR;
+		break;
+	case MLX4_EVENT_TYPE_WQ_INVAL_REQ_ERROR:
+		ev.event = IB_EVENT_QP_REQ_ERR;
+		break;
+	case MLX4_EVENT_TYPE_WQ_ACCESS_ERROR:
+		ev.event = IB_EVENT_QP_ACCESS_ERR;
+		break;
+	default:
+		mlx4_ib_warn_rl(qp->dev, "unexpected event %d on QP 0x%x\n", type, mqp->qpn);
+		return;
+	}
+	if (!qp->ibqp.event_handler)
+		return;
+	ev.device = qp->ibqp.device;
+	ev.element.qp = &qp->ibqp;
+	qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+static int mlx4_ib_alloc_qp_buf(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
+{
+	int rq_bytes = qp->rq.wqe_cnt << qp->rq.wqe_shift;
+	int sq_bytes = qp->sq.wqe_cnt << qp->sq.wqe_shift;
+	int err;
+
+	/* the queue with the larger stride goes first */
+	if (qp->rq.wqe_shift > qp->sq.wqe_shift) {
+		qp->rq.offset = 0;
+		qp->sq.offset = rq_bytes;
+	} else {
+		qp->sq.offset = 0;
+		qp->rq.offset = sq_bytes;
+	}
+	qp->buf_size = rq_bytes + sq_bytes;
+
+	err = mlx4_buf_alloc(dev->dev, qp->buf_size, 2 * PAGE_SIZE, &qp->buf);
+	if (err)
+		return err;
+	err = mlx4_mtt_init(dev->dev, qp->buf.npages, qp->buf.page_shift, &qp->mtt);
+	if (err)
+		goto err_buf;
+	err = mlx4_buf_write_mtt(dev->dev, &qp->mtt, &qp->buf);
+	if (err)
+		goto err_mtt;
+
+	qp->sq.wrid = kvcalloc(qp->sq.wqe_cnt, sizeof(u64), GFP_KERNEL);
+	if (!qp->sq.wrid) {
+		err = -ENOMEM;
+		goto err_mtt;
+	}
+	if (qp->rq.wqe_cnt) {
+		qp->rq.wrid = kvcalloc(qp->rq.wqe_cnt, sizeof(u64), GFP_KERNEL);
+		if (!qp->rq.wrid) {
+			err = -ENOMEM;
+			goto err_sq_wrid;
+		}
+	}
+	return 0;
+
+err_sq_wrid:
+	kvfree(qp->sq.wrid);
+err_mtt:
+	mlx4_mtt_cleanup(dev->dev, &qp->mtt);
+err_buf:
+	mlx4_buf_free(dev->dev, qp->buf_size, &qp->buf);
+	return err;
+}
+
+static void mlx4_ib_free_qp_buf(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
+{
+	kvfree(qp->rq.wrid);
+	kvfree(qp->sq.wrid);
+	mlx4_mtt_cleanup(dev->dev, &qp->mtt);
+	mlx4_buf_free(dev->dev, qp->buf_size, &qp->buf);
+}
+
+static int mlx4_ib_check_create(struct mlx4_ib_dev *dev, struct ib_qp_init_attr *attr)
+{
+	u64 flags = dev->dev->caps.flags;
+
+	switch (attr->qp_type) {
+	case IB_QPT_RC:
+		if (!(flags & MLX4_DEV_CAP_FLAG_RC))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_UC:
+		if (!(flags & MLX4_DEV_CAP_FLAG_UC))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_UD:
+		if (!(flags & MLX4_DEV_CAP_FLAG_UD))
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		if (!rdma_is_port_valid(&dev->ib_dev, attr->port_num))
+			return -EINVAL;
+		if (attr->srq)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (attr->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || (!attr->recv_cq && !attr->srq))
+		return -EINVAL;
+	return 0;
+}
+
+struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
+				struct ib_udata *udata)
+{
+	struct mlx4_ib_dev *dev = to_mdev(pd->device);
+	bool sqp = attr->qp_type == IB_QPT_SMI || attr->qp_type == IB_QPT_GSI;
+	struct mlx4_ib_qp *qp;
+	int qpn = 0, err;
+
+	if (udata) {
+		mlx4_ib_warn_rl(dev, "create_qp: user QPs are not supported yet\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	err = mlx4_ib_check_create(dev, attr);
+	if (err) {
+		mlx4_ib_warn_rl(dev, "create_qp: type %d, flags 0x%x, port %u rejected (%d)\n",
+				attr->qp_type, attr->create_flags, attr->port_num, err);
+		return ERR_PTR(err);
+	}
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return ERR_PTR(-ENOMEM);
+	qp->dev = dev;
+	mutex_init(&qp->mutex);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	qp->state = IB_QPS_RESET;
+	qp->is_sqp = sqp;
+	qp->has_rq = !attr->srq;
+	qp->sq_signal_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->block_mcast_loopback =
+		!!(attr->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+	if (sqp)
+		qp->port = attr->port_num;
+
+	err = mlx4_ib_set_rq_size(dev, &attr->cap, qp->has_rq, qp);
+	if (!err)
+		err = mlx4_ib_set_sq_size(dev, &attr->cap, attr->qp_type, qp);
+	if (err) {
+		mlx4_ib_warn_rl(dev, "create_qp: caps out of range (%u/%u WRs, %u/%u SGEs, %u)\n",
+				attr->cap.max_send_wr, attr->cap.max_recv_wr,
+				attr->cap.max_send_sge, attr->cap.max_recv_sge,
+				attr->cap.max_inline_data);
+		goto err_qp;
+	}
+
+	if (qp->has_rq) {
+		err = mlx4_db_alloc(dev->dev, &qp->db, 0);
+		if (err)
+			goto err_qp;
+	}
+	err = mlx4_ib_alloc_qp_buf(dev, qp);
+	if (err)
+		goto err_db;
+
+	if (sqp) {
+		qpn = dev->dev->caps.sqp_start + (attr->qp_type == IB_QPT_GSI ? 2 : 0) +
+		      attr->port_num - 1;
+	} else {
+		err = mlx4_qp_reserve_range(dev->dev, 1, 1, &qpn);
+		if (err)
+			goto err_buf;
+	}
+
+	/* one QP per number: a second QP0/QP1 of a port fails here */
+	err = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_qpn;
+
+	qp->mqp.event = mlx4_ib_qp_event;
+	err = mlx4_qp_alloc(dev->dev, qpn, &qp->mqp);
+	if (err)
+		goto err_xa;
+
+	mlx4_ib_qp_reset_queues(qp);
+	qp->ibqp.qp_num = sqp ? (attr->qp_type == IB_QPT_GSI ? 1 : 0) : qpn;
+	qp->ibqp.qp_type = attr->qp_type;
+	qp->ibqp.port = sqp ? attr->port_num : 0;
+	if (attr->qp_type == IB_QPT_GSI)
+		qp->qkey = IB_QP1_QKEY;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	return &qp->ibqp;
+
+err_xa:
+	xa_erase(&dev->qps, qpn);
+err_qpn:
+	if (!sqp)
+		mlx4_qp_release_range(dev->dev, qpn, 1);
+	if (err == -EBUSY)
+		mlx4_ib_warn_rl(dev, "create_qp: QPN 0x%x is taken\n", qpn);
+err_buf:
+	mlx4_ib_free_qp_buf(dev, qp);
+err_db:
+	if (qp->has_rq)
+		mlx4_db_free(dev->dev, &qp->db);
+err_qp:
+	kfree(qp);
+	return ERR_PTR(err);
+}
+
+int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
+{
+	struct mlx4_ib_qp *qp = to_mqp(ibqp);
+	struct mlx4_ib_dev *dev = qp->dev;
+	struct mlx4_ib_cq *scq = to_mcq(ibqp->send_cq);
+	struct mlx4_ib_cq *rcq = ibqp->recv_cq ? to_mcq(ibqp->recv_cq) : scq;
+	struct mlx4_ib_srq *srq = ibqp->srq ? to_msrq(ibqp->srq) : NULL;
+	unsigned long flags;
+	void *context;
+	u32 qpn = qp->mqp.qpn;
+
+	mutex_lock(&qp->mutex);
+	if (qp->state != IB_QPS_RESET) {
+		context = kzalloc(MLX4_QP_CONTEXT_SIZE, GFP_KERNEL);
+		if (!context ||
+		    mlx4_qp_modify(dev->dev, &qp->mqp, mlx4_ib_to_hw_state(qp->state),
+				   MLX4_QP_STATE_RST, context, 0, 0))
+			mlx4_ib_warn(dev, "QP 0x%x: modify to RESET failed\n", qpn);
+		kfree(context);
+		if (qp->is_sqp && ibqp->qp_type == IB_QPT_SMI &&
+		    qp->state != IB_QPS_ERR)
+			mlx4_ib_close_port(dev, qp->port);
+		qp->state = IB_QPS_RESET;
+	}
+	mutex_unlock(&qp->mutex);
+
+	/* no poller can find the QP after this and the cleaning below */
+	xa_erase(&dev->qps, qpn);
+	mlx4_ib_cq_lock_pair(scq, rcq, &flags);
+	mlx4_ib_cq_clean(rcq, qpn, srq);
+	if (scq != rcq)
+		mlx4_ib_cq_clean(scq, qpn, NULL);
+	mlx4_ib_cq_unlock_pair(scq, rcq, flags);
+
+	mlx4_qp_free(dev->dev, &qp->mqp);
+	if (!qp->is_sqp)
+		mlx4_qp_release_range(dev->dev, qpn, 1);
+	mlx4_ib_free_qp_buf(dev, qp);
+	if (qp->has_rq)
+		mlx4_db_free(dev->dev, &qp->db);
+	kfree(qp);
+	return 0;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared receive queues: WQEs linked in a free list through their "next"
+ * segment (the card follows the link of each WQE it consumes), a doorbell
+ * record counting posted WQEs, the limit event, and post_srq_recv.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/log2.h>
+
+#include "mlx4_ib.h"
+
+static void *mlx4_ib_get_srq_wqe(struct mlx4_ib_srq *srq, int n)
+{
+	return mlx4_buf_offset(&srq->buf, n << srq->msrq.wqe_shift);
+}
+
+static void mlx4_ib_srq_event(struct mlx4_srq *msrq, enum mlx4_event type)
+{
+	struct mlx4_ib_srq *srq = container_of(msrq, struct mlx4_ib_srq, msrq);
+	struct ib_event ev;
+
+	switch (type) {
+	case MLX4_EVENT_TYPE_SRQ_LIMIT:
+		ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+		break;
+	case MLX4_EVENT_TYPE_SRQ_CATAS_ERROR:
+		ev.event = IB_EVENT_SRQ_ERR;
+		break;
+	default:
+		mlx4_ib_warn_rl(srq->dev, "unexpected event %d on SRQ 0x%x\n", type,
+				msrq->srqn);
+		return;
+	}
+	if (!srq->ibsrq.event_handler)
+		return;
+	ev.device = srq->ibsrq.device;
+	ev.element.srq = &srq->ibsrq;
+	srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+struct ib_srq *mlx4_ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr,
+				  struct ib_udata *udata)
+{
+	struct mlx4_ib_dev *dev = to_mdev(pd->device);
+	const struct mlx4_caps *caps = &dev->dev->caps;
+	struct mlx4_hw_srq_next_seg *next;
+	struct mlx4_hw_data_seg *scat;
+	struct mlx4_ib_srq *srq;
+	int desc, i, j, err;
+
+	if (udata)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(caps->flags & MLX4_DEV_CAP_FLAG_SRQ) || attr->srq_type != IB_SRQT_BASIC ||
+	    !attr->attr.max_wr || attr->attr.max_wr >= caps->max_srq_wqes ||
+	    attr->attr.max_sge > caps->max_srq_sge) {
+		mlx4_ib_warn_rl(dev, "create_srq: %u WRs, %u SGEs not supported\n",
+				attr->attr.max_wr, attr->attr.max_sge);
+		return ERR_PTR(-EINVAL);
+	}
+
+	srq = kzalloc(sizeof(*srq), GFP_KERNEL);
+	if (!srq)
+		return ERR_PTR(-ENOMEM);
+	srq->dev = dev;
+	spin_lock_init(&srq->lock);
+	mutex_init(&srq->mutex);
+	/* one more than asked: the free list's tail is never posted */
+	srq->msrq.max = roundup_pow_of_two(attr->attr.max_wr + 1);
+	srq->max_gs = max(1U, attr->attr.max_sge);
+	desc = max_t(int, 32, roundup_pow_of_two(sizeof(*next) +
+						 srq->max_gs * sizeof(*scat)));
+	srq->msrq.wqe_shift = ilog2(desc);
+	srq->buf_size = srq->msrq.max * desc;
+
+	err = mlx4_db_alloc(dev->dev, &srq->db, 0);
+	if (err)
+		goto err_srq;
+	*srq->db.db = 0;
+
+	err = mlx4_buf_alloc(dev->dev, srq->buf_size, 2 * PAGE_SIZE, &srq->buf);
+	if (err)
+		goto err_db;
+	srq->head = 0;
+	srq->tail = srq->msrq.max - 1;
+	for (i = 0; i < srq->msrq.max; i++) {
+		next = mlx4_ib_get_srq_wqe(srq, i);
+		next->next_wqe_index = cpu_to_be16((i + 1) & (srq->msrq.max - 1));
+		scat = (struct mlx4_hw_data_seg *)(next + 1);
+		for (j = 0; j < srq->max_gs; j++)
+			scat[j].lkey = cpu_to_be32(MLX4_HW_INVALID_LKEY);
+	}
+
+	err = mlx4_mtt_init(dev->dev, srq->buf.npages, srq->buf.page_shift, &srq->mtt);
+	if (err)
+		goto err_buf;
+	err = mlx4_buf_write_mtt(dev->dev, &srq->mtt, &srq->buf);
+	if (err)
+		goto err_mtt;
+
+	srq->wrid = kvcalloc(srq->msrq.max, sizeof(u64), GFP_KERNEL);
+	if (!srq->wrid) {
+		err = -ENOMEM;
+		goto err_mtt;
+	}
+
+	srq->msrq.event = mlx4_ib_srq_event;
+	err = mlx4_srq_alloc(dev->dev, to_mpd(pd)->pdn, &srq->mtt, srq->db.dma, &srq->msrq);
+	if (err)
+		goto err_wrid;
+
+	attr->attr.max_wr = srq->msrq.max - 1;
+	attr->attr.max_sge = srq->max_gs;
+	return &srq->ibsrq;
+
+err_wrid:
+	kvfree(srq->wrid);
+err_mtt:
+	mlx4_mtt_cleanup(dev->dev, &srq->mtt);
+err_buf:
+	mlx4_buf_free(dev->dev, srq->buf_size, &srq->buf);
+err_db:
+	mlx4_db_free(dev->dev, &srq->db);
+err_srq:
+	kfree(srq);
+	return ERR_PTR(err);
+}
+
+int mlx4_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr, int mask,
+		       struct ib_udata *udata)
+{
+	struct mlx4_ib_srq *srq = to_msrq(ibsrq);
+	int err;
+
+	/* the ring cannot be resized */
+	if (mask & IB_SRQ_MAX_WR) {
+		mlx4_ib_warn_rl(srq->dev, "modify_srq: resizing is not supported\n");
+		return -EINVAL;
+	}
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit >= srq->msrq.max) {
+		mlx4_ib_warn_rl(srq->dev, "modify_srq: limit %u beyond %d WQEs\n",
+				attr->srq_limit, srq->msrq.max - 1);
+		return -EINVAL;
+	}
+	mutex_lock(&srq->mutex);
+	err = mlx4_srq_arm(srq->dev->dev, &srq->msrq, attr->srq_limit);
+	mutex_unlock(&srq->mutex);
+	return err;
+}
+
+int mlx4_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct mlx4_ib_srq *srq = to_msrq(ibsrq);
+	int limit = 0, err;
+
+	mutex_lock(&srq->mutex);
+	err = mlx4_srq_query(srq->dev->dev, &srq->msrq, &limit);
+	mutex_unlock(&srq->mutex);
+	if (err)
+		return err;
+	attr->srq_limit = limit;
+	attr->max_wr = srq->msrq.max - 1;
+	attr->max_sge = srq->max_gs;
+	return 0;
+}
+
+int mlx4_ib_destroy_srq(struct ib_srq *ibsrq)
+{
+	struct mlx4_ib_srq *srq = to_msrq(ibsrq);
+	struct mlx4_ib_dev *dev = srq->dev;
+
+	mlx4_srq_free(dev->dev, &srq->msrq);
+	kvfree(srq->wrid);
+	mlx4_mtt_cleanup(dev->dev, &srq->mtt);
+	mlx4_buf_free(dev->dev, srq->buf_size, &srq->buf);
+	mlx4_db_free(dev->dev, &srq->db);
+	kfree(srq);
+	return 0;
+}
+
+/* [any] A consumed WQE goes back to the end of the free list. */
+void mlx4_ib_free_srq_wqe(struct mlx4_ib_srq *srq, int wqe_index)
+{
+	struct mlx4_hw_srq_next_seg *next;
+	unsigned long flags;
+
+	wqe_index &= srq->msrq.max - 1;
+	spin_lock_irqsave(&srq->lock, flags);
+	next = mlx4_ib_get_srq_wqe(srq, srq->tail);
+	next->next_wqe_index = cpu_to_be16(wqe_index);
+	srq->tail = wqe_index;
+	spin_unlock_irqrestore(&srq->lock, flags);
+}
+
+int mlx4_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct mlx4_ib_srq *srq = to_msrq(ibsrq);
+	struct mlx4_hw_srq_next_seg *next;
+	struct mlx4_hw_data_seg *scat;
+	unsigned long flags;
+	int nreq, err = 0, i;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	for (nreq = 0; wr; nreq++, wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > srq->max_gs ||
+		    (wr->num_sge && !wr->sg_list)) {
+			err = -EINVAL;
+			break;
+		}
+		if (srq->head == srq->tail) {
+			err = -ENOMEM;
+			break;
+		}
+		srq->wrid[srq->head] = wr->wr_id;
+		next = mlx4_ib_get_srq_wqe(srq, srq->head);
+		srq->head = be16_to_cpu(next->next_wqe_index);
+		scat = (struct mlx4_hw_data_seg *)(next + 1);
+		for (i = 0; i < wr->num_sge; i++)
+			mlx4_ib_set_data_seg(scat + i, &wr->sg_list[i]);
+		if (i < srq->max_gs) {
+			scat[i].byte_count = 0;
+			scat[i].lkey = cpu_to_be32(MLX4_HW_INVALID_LKEY);
+			scat[i].addr = 0;
+		}
+	}
+	if (err) {
+		mlx4_ib_warn_rl(srq->dev, "post_srq_recv: SRQ 0x%x: %s (%d SGEs)\n",
+				srq->msrq.srqn, err == -ENOMEM ? "queue full" :
+				"bad work request", wr->num_sge);
+		*bad_wr = wr;
+	}
+	if (nreq) {
+		srq->wqe_ctr += nreq;
+		/* the WQEs are written before the doorbell record */
+		wmb();
+		*srq->db.db = cpu_to_be32(srq->wqe_ctr);
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return err;
+}

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/* get_user_pages() takes a vmas argument (removed in 6.5). */
+#include <linux/mm.h>
+
+long ibstack_probe(unsigned long start, struct page **pages);
+long ibstack_probe(unsigned long start, struct page **pages)
+{
+	return get_user_pages(start, 1, FOLL_WRITE, pages, NULL);
+}

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/* timer_delete_sync() exists (6.2+, backported to some 6.1.y). */
+#include <linux/timer.h>
+
+int ibstack_probe(struct timer_list *t);
+int ibstack_probe(struct timer_list *t)
+{
+	return timer_delete_sync(t);
+}

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build checks of our modules (tests/run-checks runs this before the VM
+# tests; "make build-check" alone).  Prints PASS/FAIL lines:
+#   - for each kernel (Debian 6.1 and 6.12): a full build of every module
+#     directory that has a Kbuild, with W=1 and sparse (C=2) in one go, in
+#     the normal build/<release>/ (make modules FRESH=1: the VM tests after
+#     it find everything built); no compiler or modpost warning, no sparse
+#     warning;
+#   - the shadow guard's negative tests (tests/build/shadow.sh);
+#   - checkpatch --strict over our module sources and headers;
+#   - kernel version tests only in include/ibstack/compat.h, and every
+#     <ibstack/...> header including <ibstack/no_kernel_ib.h> first.
+# Module directories that do not exist yet are skipped (not a failure).
+#   tests/build/check.sh [--no-shadow] [--no-checkpatch] [RELEASE...]
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+do_shadow=1 do_checkpatch=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-shadow) do_shadow=0; shift ;;
+	--no-checkpatch) do_checkpatch=0; shift ;;
+	-h | --help) sed -n '3,15p' "$0"; exit 0 ;;
+	*) break ;;
+	esac
+done
+releases=("$@")
+if [ ${#releases[@]} = 0 ]; then
+	for s in 6.1 6.12; do
+		if r=$("$top/tests/setup/kernels.sh" version "$s" 2>/dev/null); then
+			releases+=("$r")
+		else
+			echo "FAIL build: no installed $s kernel (make setup)"
+		fi
+	done
+fi
+
+note() { echo "build-check: $*"; }
+t_start=$SECONDS
+buildroot=$top/build
+dirs=$(make -s -C "$top" print-modules WITH_TESTS=1 KVER=none)
+# shellcheck disable=SC2086
+set -- $dirs
+if [ $# = 0 ]; then
+	note "no module directory has a Kbuild yet: no module build to check"
+else
+	note "module directories: $dirs"
+fi
+
+# --- W=1 and sparse builds -------------------------------------------------
+if [ -n "$dirs" ]; then
+	for rel in "${releases[@]}"; do
+		if [ ! -f "/lib/modules/$rel/build/Makefile" ]; then
+			echo "FAIL build $rel: no kernel build tree (/lib/modules/$rel/build)"
+			continue
+		fi
+		log=$buildroot/check-$rel.log
+		mkdir -p "$buildroot"
+		t0=$SECONDS
+		make -C "$top" modules KVER="$rel" FRESH=1 W=1 C=2 \
+			CHECK="$top/scripts/sparse-tagged.sh" >"$log" 2>&1
+		rc=$?
+		secs=$((SECONDS - t0))
+		# Compiler diagnostics and modpost warnings (not sparse's, tagged).
+		cc_warn=$(grep -v '^sparse: ' "$log" | grep -E ': (warning|error): |^WARNING: |^ERROR: ' || true)
+		sp_warn=$(grep '^sparse: ' "$log" | sed 's/^sparse: //' || true)
+		if [ "$rc" != 0 ]; then
+			echo "FAIL build $rel: make modules W=1 C=2 failed (log: $log); last lines:"
+			tail -n 25 "$log" | sed 's/^/    /'
+			continue
+		fi
+		missing=()
+		for d in $dirs; do
+			ls "$buildroot/$rel/$d"/*.ko >/dev/null 2>&1 || missing+=("$d")
+		done
+		if [ ${#missing[@]} -gt 0 ]; then
+			echo "FAIL build $rel: no *.ko in ${missing[*]} (log: $log)"
+		else
+			echo "PASS build $rel: $dirs (W=1, C=2: ${secs}s)"
+		fi
+		if [ -n "$cc_warn" ]; then
+			echo "FAIL W=1 $rel: $(grep -c . <<<"$cc_warn") compiler/modpost warnings (log: $log):"
+			head -n 40 <<<"$cc_warn" | sed "s|$buildroot/$rel/||g; s/^/    /"
+		else
+			echo "PASS W=1 $rel: no compiler or modpost warning"
+		fi
+		if [ -n "$sp_warn" ]; then
+			echo "FAIL sparse $rel: $(grep -c . <<<"$sp_warn") sparse lines (log: $log):"
+			head -n 40 <<<"$sp_warn" | sed "s|$buildroot/$rel/||g; s/^/    /"
+		else
+			echo "PASS sparse $rel: no sparse warning"
+		fi
+	done
+fi
+
+# --- the shadow guard's negative tests ----------------------------------------
+if [ "$do_shadow" = 1 ]; then
+	"$top/tests/build/shadow.sh" "${releases[@]}"
+fi
+
+# --- our sources: files to look at --------------------------------------------
+srcs=()
+[ -d "$top/include/ibstack" ] &&
+	mapfile -t -O "${#srcs[@]}" srcs < <(find "$top/include/ibstack" -name '*.h' | LC_ALL=C sort)
+for d in $dirs; do
+	mapfile -t -O "${#srcs[@]}" srcs < <(find "$top/$d" \( -name '*.c' -o -name '*.h' \) \
+		! -name '*.mod.c' | LC_ALL=C sort)
+done
+
+# --- checkpatch --strict ---------------------------------------------------------
+if [ "$do_checkpatch" = 1 ]; then
+	groups=(include/ibstack scripts/compat-probes $dirs)
+	for g in "${groups[@]}"; do
+		[ -d "$top/$g" ] || continue
+		mapfile -t files < <(cd "$top" && find "$g" \( -name '*.c' -o -name '*.h' \) \
+			! -name '*.mod.c' | LC_ALL=C sort)
+		[ ${#files[@]} -gt 0 ] || continue
+		if out=$(cd "$top" && scripts/checkpatch.sh "${files[@]}" 2>&1); then
+			echo "PASS checkpatch $g: ${#files[@]} files clean (--strict)"
+		else
+			echo "FAIL checkpatch $g: $(grep -c . <<<"$out") findings (--strict):"
+			head -n 40 <<<"$out" | sed 's/^/    /'
+		fi
+	done
+fi
+
+# --- rules of the source tree ------------------------------------------------------
+if [ ${#srcs[@]} -gt 0 ]; then
+	vtests=$(grep -n -E '\b(LINUX_VERSION_CODE|KERNEL_VERSION|LINUX_VERSION_MAJOR|LINUX_VERSION_PATCHLEVEL)\b' \
+		"${srcs[@]}" | grep -v "^$top/include/ibstack/compat.h:" || true)
+	if [ -n "$vtests" ]; then
+		echo "FAIL compat: kernel version tests outside include/ibstack/compat.h (add a probe there):"
+		sed "s|^$top/||; s/^/    /" <<<"$vtests" | head -n 20
+	else
+		echo "PASS compat: no kernel version test outside include/ibstack/compat.h"
+	fi
+	bad=()
+	for h in "$top"/include/ibstack/*.h "$top"/include/ibstack/*/*.h; do
+		[ -f "$h" ] || continue
+		[ "${h##*/}" = no_kernel_ib.h ] && continue
+		first=$(grep -m1 -E '^[[:space:]]*#[[:space:]]*include' "$h" || true)
+		[[ "$first" =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<ibstack/no_kernel_ib\.h\> ]] ||
+			bad+=("${h#"$top"/}")
+	done
+	if [ ${#bad[@]} -gt 0 ]; then
+		echo "FAIL shadow includes: these headers do not include <ibstack/no_kernel_ib.h> first: ${bad[*]}"
+	else
+		echo "PASS shadow includes: every include/ibstack header includes <ibstack/no_kernel_ib.h> first"
+	fi
+fi
+
+note "done in $((SECONDS - t_start))s"

@@ -1,0 +1,166 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The DKMS package, end to end, on this host (root):
+#   - a clean copy of the tree (make dkms-src) is added to DKMS, built and
+#     installed for both kernels (6.1 and 6.12);
+#   - "modinfo -k <release> -n" of every module of the package names ours,
+#     under /lib/modules/<release>/updates/;
+#   - a VM on each kernel (tests/vm/run --stack installed) loads the stack
+#     with modprobe from the installed package, checks every module of ours
+#     is loaded from updates/ (and mlx4_0 is there if mlx4_ib is ours),
+#     and unloads it again;
+#   - whatever happens, the package is removed again and depmod re-run (the
+#     host's /lib/modules is what every later VM test boots with).
+# Prints PASS/FAIL lines.  While it runs, other VM tests on this host would
+# see our modules instead of the kernel's: do not run them concurrently.
+#   tests/build/dkms.sh [--no-vm]
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vm=1
+[ "${1:-}" = --no-vm ] && vm=0
+pkg=ibstack-cx3
+ver=$(cat "$top/VERSION" 2>/dev/null || echo 0)
+force_file=/usr/share/dkms/modules_to_force_install/$pkg
+
+fail() { echo "FAIL dkms: $*"; }
+if [ "$(id -u)" != 0 ]; then fail "must run as root"; exit 1; fi
+if ! command -v dkms >/dev/null; then fail "no dkms (make setup installs it)"; exit 1; fi
+
+series=() releases=()
+for s in 6.1 6.12; do
+	if r=$("$top/tests/setup/kernels.sh" version "$s" 2>/dev/null); then
+		series+=("$s")
+		releases+=("$r")
+	else
+		fail "no installed $s kernel (make setup)"
+	fi
+done
+
+dirs=$(make -s -C "$top" print-modules WITH_TESTS=0 KVER=none)
+if [ -z "$dirs" ]; then
+	fail "no module directory has a Kbuild yet: nothing to package"
+	exit 1
+fi
+
+tmp=$(mktemp -d /tmp/ibstack-dkms.XXXXXX)
+made_force_file=0
+cleanup() {
+	local r
+	dkms remove "$pkg/$ver" --all >"$tmp/remove.log" 2>&1
+	rm -rf "/usr/src/$pkg-$ver" "/var/lib/dkms/$pkg"
+	[ "$made_force_file" = 1 ] && rm -f "$force_file"
+	for r in "${releases[@]}"; do
+		rm -rf "/lib/modules/$r/updates/dkms"
+		rmdir "/lib/modules/$r/updates" 2>/dev/null
+		depmod -a "$r"
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'echo "FAIL dkms: interrupted"; exit 130' INT TERM HUP
+
+# A leftover of an earlier run (or an install of this version by hand).
+if dkms status "$pkg/$ver" 2>/dev/null | grep -q .; then
+	echo "dkms: removing an existing $pkg/$ver first"
+	dkms remove "$pkg/$ver" --all >/dev/null 2>&1
+	rm -rf "/usr/src/$pkg-$ver"
+fi
+
+# As "make install-extras" would: let our modules replace the kernel's.
+if [ ! -e "$force_file" ]; then
+	install -D -m 0644 "$top/packaging/dkms/modules_to_force_install-$pkg" "$force_file"
+	made_force_file=1
+fi
+
+src=$tmp/$pkg-$ver
+if ! make -s -C "$top" dkms-src DEST="$src" >"$tmp/src.log" 2>&1; then
+	fail "make dkms-src failed: $(tail -n 5 "$tmp/src.log")"
+	exit 1
+fi
+if ! dkms add "$src" >"$tmp/add.log" 2>&1; then
+	fail "dkms add failed:"
+	sed 's/^/    /' "$tmp/add.log"
+	exit 1
+fi
+echo "PASS dkms add: $pkg/$ver ($dirs)"
+
+# The package's module names, as dkms.conf computes them.
+mapfile -t mods < <(bash -c '. "$1/dkms.conf"; printf "%s\n" "${BUILT_MODULE_NAME[@]}"' _ "/usr/src/$pkg-$ver")
+if [ ${#mods[@]} = 0 ]; then
+	fail "dkms.conf names no module (BUILT_MODULE_NAME) for $dirs"
+	exit 1
+fi
+
+# Build for every kernel first, then install: the host's /lib/modules has
+# our modules for as short a time as possible.
+built=()
+for i in "${!releases[@]}"; do
+	r=${releases[i]}
+	if ! dkms build "$pkg/$ver" -k "$r" >"$tmp/build-$r.log" 2>&1; then
+		fail "build $r: dkms build failed; last lines:"
+		tail -n 25 "$tmp/build-$r.log" | sed 's/^/    /'
+		mk=/var/lib/dkms/$pkg/$ver/build/make.log
+		[ -f "$mk" ] && grep -E 'error|Error' "$mk" | head -n 20 | sed 's/^/    make.log: /'
+		continue
+	fi
+	echo "PASS dkms build $r"
+	built+=("$i")
+done
+
+ok_rel=()
+for i in "${built[@]}"; do
+	r=${releases[i]}
+	if ! dkms install "$pkg/$ver" -k "$r" >"$tmp/install-$r.log" 2>&1; then
+		fail "install $r: dkms install failed; last lines:"
+		tail -n 25 "$tmp/install-$r.log" | sed 's/^/    /'
+		continue
+	fi
+	bad=()
+	for m in "${mods[@]}"; do
+		f=$(modinfo -k "$r" -n "$m" 2>/dev/null)
+		[[ "$f" == "/lib/modules/$r/updates/"* ]] || bad+=("$m -> ${f:-nothing}")
+	done
+	if [ ${#bad[@]} -gt 0 ]; then
+		fail "install $r: not ours after dkms install: ${bad[*]}"
+		grep -i -E 'will not replace|not newer|error' "$tmp/install-$r.log" | head -n 10 | sed 's/^/    /'
+		continue
+	fi
+	echo "PASS dkms install $r: modinfo -n names ours for ${mods[*]} ($(modinfo -k "$r" -n "${mods[0]}"))"
+	ok_rel+=("$i")
+done
+
+if [ "$vm" = 1 ]; then
+	# In the VM: load every module of ours with modprobe (guest-init already
+	# loaded the stack's), check where each came from, unload them again.
+	guest='set -u
+rc=0
+for m in '"${mods[*]}"'; do
+	modprobe "$m" || { echo "modprobe $m failed"; rc=1; continue; }
+	f=$(modinfo -n "$m")
+	case "$f" in
+	/lib/modules/$KVER/updates/*) ;;
+	*) echo "$m comes from $f, not updates/"; rc=1 ;;
+	esac
+	[ -d "/sys/module/$m" ] || { echo "$m is not loaded"; rc=1; }
+done
+case " '"${mods[*]}"' " in
+*" mlx4_ib "*) [ -e /sys/class/infiniband/mlx4_0 ] || { echo "no mlx4_0"; rc=1; } ;;
+esac
+lsmod
+for m in '"$(printf '%s\n' "${mods[@]}" | tac | tr '\n' ' ')"'; do
+	[ -d "/sys/module/$m" ] || continue
+	modprobe -r "$m" || { echo "modprobe -r $m failed"; rc=1; }
+done
+exit $rc'
+	for i in "${ok_rel[@]}"; do
+		r=${releases[i]}
+		if "$top/tests/vm/run" --kernel "${series[i]}" --stack installed --timeout 300 \
+			-- bash -c "$guest" >"$tmp/vm-$r.log" 2>&1; then
+			echo "PASS dkms vm $r: the installed stack loads with modprobe and unloads"
+		else
+			fail "vm $r: loading the installed stack failed; last lines:"
+			tail -n 25 "$tmp/vm-$r.log" | sed 's/^/    /'
+		fi
+	done
+fi

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the kverbs guest scripts (on top of the test bed's lib.sh):
+# finding and loading ibstack_kverbs.ko, and turning its kernel log lines
+# into PASS/FAIL lines.
+# shellcheck shell=bash
+# shellcheck source=../../testbed/guest/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../testbed/guest/lib.sh"
+
+kv_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+KVER=${KVER:-$(uname -r)}
+
+# kv_ko: the test module built for the running kernel (KVERBS_KO first,
+# then the build directory of this release, then the source directory).
+kv_ko() {
+	local f b
+	b=$(make -s -C "$kv_top" print-builddir KVER="$KVER" 2>/dev/null) || b=
+	for f in ${KVERBS_KO:-} ${b:+"$b/tests/kverbs/ibstack_kverbs.ko"} \
+		"$kv_top/tests/kverbs/ibstack_kverbs.ko"; do
+		[ -f "$f" ] || continue
+		[ "$(modinfo -F vermagic "$f" 2>/dev/null | cut -d' ' -f1)" = "$KVER" ] ||
+			continue
+		echo "$f"
+		return 0
+	done
+	return 1
+}
+
+# kv_load [PARAM=VALUE...]: (re)load the module
+kv_load() {
+	local f
+	[ -d /sys/module/ibstack_kverbs ] && rmmod ibstack_kverbs
+	if modinfo -k "$KVER" ibstack_kverbs >/dev/null 2>&1; then
+		modprobe ibstack_kverbs "$@"
+		return
+	fi
+	f=$(kv_ko) || { echo "no ibstack_kverbs.ko built for $KVER" >&2; return 1; }
+	insmod "$f" "$@"
+}
+
+kv_mark() { dmesg | wc -l; }
+kv_since() { dmesg | tail -n +"$(($1 + 1))"; }
+
+# kv_wait_log SECONDS MARK REGEX: a kernel log line after MARK matches
+kv_wait_log() {
+	local end=$((SECONDS + $1))
+	until kv_since "$2" | grep -Eq -- "$3"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
+# kv_results MARK PREFIX: the module's PASS/FAIL lines after MARK, named
+# "PREFIX: case"
+kv_results() {
+	kv_since "$1" | sed -n -E "s/^.*ibstack_kverbs: (PASS|FAIL) (.*)\$/\\1 $2: \\2/p"
+}
+
+# kv_count MARK REGEX-OF-DONE-LINE: "N M" from the "N passed, M failed" line
+kv_count() {
+	kv_since "$1" | grep -E -- "$2" | tail -n 1 |
+		sed -n -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p'
+}

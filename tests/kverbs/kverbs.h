@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibstack_kverbs: a kernel test client of our verbs API.  Private header
+ * shared by the module's files.
+ */
+#ifndef KVERBS_H
+#define KVERBS_H
+
+#include <ibstack/ib_verbs.h>
+#include <linux/atomic.h>
+#include <linux/dma-mapping.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#define KV_NAME		"ibstack_kverbs"
+
+/* Every wait of the tests is bounded by one of these (milliseconds). */
+#define KV_WAIT_MS	5000	/* an expected completion or event */
+#define KV_QUIET_MS	300	/* "nothing happens" checks */
+#define KV_PORT_MS	20000	/* ports becoming ACTIVE */
+
+#define KV_BUF_SIZE	(256 * 1024)	/* each test buffer */
+#define KV_BIG		(64 * 1024)	/* the multi-MTU message size */
+
+/*
+ * One test run (the self-test of a device, or one peer test).  Runs are
+ * sequential within themselves; several may run at once on different
+ * devices, so nothing here is global.
+ */
+struct kv_run {
+	struct ib_device	*dev;
+	/* the task inside a data-path verb, for the "handler in verb" check */
+	struct task_struct	*verb_task;
+	atomic_t		handler_in_verb;	/* violations seen */
+	atomic_t		handler_nested;		/* one CQ, two contexts */
+	int			passed;
+	int			failed;
+	char			why[192];		/* the current case's failure */
+	struct ib_pd		*pd;
+	u16			lid[3];			/* by port (1, 2) */
+	enum ib_mtu		mtu[3];
+	u8			rnr_retry;		/* for the next RTR->RTS */
+};
+
+/*
+ * A kernel buffer: pages mapped for DMA on the device, registered as a
+ * kernel MR (all access rights) at an IOVA that differs from the bus
+ * address, so both the MR translation and the PD's local_dma_lkey get used.
+ */
+struct kv_buf {
+	void		*cpu;
+	size_t		size;
+	unsigned int	order;
+	dma_addr_t	dma;
+	u64		iova;
+	struct ib_mr	*mr;
+	struct device	*dma_dev;
+};
+
+/* A CQ whose completion handler counts its calls and wakes waiters. */
+struct kv_cq {
+	struct kv_run		*r;
+	struct ib_cq		*cq;
+	atomic_t		calls;
+	atomic_t		inside;		/* handlers running right now */
+	atomic_t		events;		/* CQ async events */
+	wait_queue_head_t	wq;
+};
+
+/* One end of a QP pair: its CQs and QP, and what its event handler saw. */
+struct kv_ep {
+	struct kv_run		*r;
+	struct kv_cq		scq;
+	struct kv_cq		rcq;
+	struct ib_qp		*qp;
+	u32			port;
+	u32			psn;		/* its send PSN */
+	struct ib_qp_cap	cap;		/* granted at creation */
+	atomic_t		events;
+	int			last_event;	/* enum ib_event_type, or -1 */
+	wait_queue_head_t	wq;
+};
+
+/* Two connected QPs: a on port 1, b on port 2 (or the peer node's). */
+struct kv_pair {
+	struct kv_ep	a;
+	struct kv_ep	b;
+	enum ib_qp_type	type;
+};
+
+/* Options of kv_pair_create() */
+struct kv_pair_opts {
+	u32		max_send_wr;
+	u32		max_recv_wr;
+	u32		max_send_sge;
+	u32		max_recv_sge;
+	u32		max_inline;
+	enum ib_sig_type sig;
+	struct ib_srq	*srq_b;		/* b receives from this SRQ */
+	struct kv_cq	*rcq_b;		/* b's receive CQ instead of its own */
+	bool		no_connect;	/* leave both in RESET */
+	int		cqe;		/* CQ size (0: 256) */
+	u8		rnr_retry;	/* 0: 7 (forever) */
+	bool		rnr_retry_set;	/* use rnr_retry even if 0 */
+};
+
+/* kverbs_util.c: results */
+__printf(2, 3) int kv_fail(struct kv_run *r, const char *fmt, ...);
+void kv_report(struct kv_run *r, const char *name, int err);
+const char *kv_status(enum ib_wc_status s);
+
+/* kverbs_util.c: the data-path verbs, called as a ULP in atomic context would */
+int kv_post_send(struct kv_run *r, struct ib_qp *qp, const struct ib_send_wr *wr,
+		 const struct ib_send_wr **bad);
+int kv_post_recv(struct kv_run *r, struct ib_qp *qp, const struct ib_recv_wr *wr,
+		 const struct ib_recv_wr **bad);
+int kv_post_srq_recv(struct kv_run *r, struct ib_srq *srq,
+		     const struct ib_recv_wr *wr, const struct ib_recv_wr **bad);
+int kv_poll(struct kv_run *r, struct kv_cq *kc, int n, struct ib_wc *wc);
+int kv_notify(struct kv_run *r, struct kv_cq *kc, enum ib_cq_notify_flags flags);
+
+/* kverbs_util.c: buffers */
+int kv_buf_alloc(struct kv_run *r, struct kv_buf *b, size_t size, u64 iova);
+void kv_buf_free(struct kv_run *r, struct kv_buf *b);
+void kv_buf_cpu(struct kv_buf *b);
+void kv_buf_dev(struct kv_buf *b);
+void kv_fill(struct kv_buf *b, size_t off, size_t len, u32 seed);
+int kv_check_fill(struct kv_run *r, struct kv_buf *b, size_t off, size_t len,
+		  u32 seed, const char *what);
+struct ib_sge kv_sge_mr(struct kv_buf *b, size_t off, u32 len);
+struct ib_sge kv_sge_dma(struct kv_run *r, struct kv_buf *b, size_t off, u32 len);
+
+/* kverbs_util.c: CQs and waiting */
+int kv_cq_create(struct kv_run *r, struct kv_cq *kc, int cqe);
+int kv_cq_destroy(struct kv_cq *kc);
+int kv_wait_wc(struct kv_run *r, struct kv_cq *kc, struct ib_wc *wc, int n,
+	       unsigned int ms);
+int kv_expect(struct kv_run *r, struct kv_cq *kc, const char *what, u64 wr_id,
+	      enum ib_wc_status status, int opcode, struct ib_wc *out);
+int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
+		    unsigned int ms);
+int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
+
+/* kverbs_util.c: QPs */
+struct ib_qp *kv_qp_create(struct kv_run *r, struct kv_ep *ep, enum ib_qp_type type,
+			   const struct kv_pair_opts *o, struct ib_srq *srq,
+			   struct kv_cq *rcq);
+int kv_qp_init(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type, u32 port,
+	       u32 qkey);
+int kv_qp_rtr_rts(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type,
+		  u32 port, u16 dlid, u32 dqpn, u32 rq_psn, u32 sq_psn,
+		  enum ib_mtu mtu);
+int kv_qp_state(struct kv_run *r, struct ib_qp *qp, enum ib_qp_state *state);
+int kv_ep_init(struct kv_run *r, struct kv_ep *ep, u32 port, int cqe);
+int kv_ep_destroy(struct kv_run *r, struct kv_ep *ep);
+int kv_pair_create(struct kv_run *r, struct kv_pair *p, enum ib_qp_type type,
+		   const struct kv_pair_opts *o);
+int kv_pair_destroy(struct kv_run *r, struct kv_pair *p);
+int kv_wait_ep_event(struct kv_ep *ep, int old, unsigned int ms);
+int kv_send(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
+	    struct ib_sge *sge, int nsge, int flags);
+int kv_recv(struct kv_run *r, struct ib_qp *qp, u64 wr_id, struct ib_sge *sge,
+	    int nsge);
+int kv_rdma(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
+	    struct ib_sge *sge, int nsge, u64 raddr, u32 rkey);
+int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
+	      struct ib_sge *sge, u64 raddr, u32 rkey, u64 cmp_add, u64 swap);
+
+/* The one-card self-test: its run and the two buffers of its cases. */
+struct kv_self {
+	struct kv_run	r;
+	struct kv_buf	a;
+	struct kv_buf	b;
+};
+
+/* kverbs_self.c: the runner; stop is polled between the cases */
+void kv_selftest(struct ib_device *dev, const bool *stop);
+
+/* The cases: 0 on success, else kv_fail()'s -EIO. */
+int kv_case_query(struct kv_self *s);
+int kv_case_pd_mr(struct kv_self *s);
+int kv_case_cq(struct kv_self *s);
+int kv_case_rc_connect(struct kv_self *s);
+int kv_case_rc_send(struct kv_self *s);
+int kv_case_rc_send_imm(struct kv_self *s);
+int kv_case_rc_send_inline(struct kv_self *s);
+int kv_case_rc_send_sge(struct kv_self *s);
+int kv_case_rc_send_batch(struct kv_self *s);
+int kv_case_rc_unsignaled(struct kv_self *s);
+int kv_case_rc_write(struct kv_self *s);
+int kv_case_rc_read(struct kv_self *s);
+int kv_case_rc_atomic(struct kv_self *s);
+int kv_case_uc(struct kv_self *s);
+int kv_case_ud(struct kv_self *s);
+int kv_case_mcast(struct kv_self *s);
+int kv_case_srq(struct kv_self *s);
+int kv_case_notify_next(struct kv_self *s);
+int kv_case_notify_solicited(struct kv_self *s);
+int kv_case_notify_missed(struct kv_self *s);
+int kv_case_bad_lkey(struct kv_self *s);
+int kv_case_rem_access(struct kv_self *s);
+int kv_case_bad_modify(struct kv_self *s);
+int kv_case_queue_full(struct kv_self *s);
+int kv_case_sge_limit(struct kv_self *s);
+int kv_case_pd_busy(struct kv_self *s);
+int kv_case_irq_context(struct kv_self *s);
+
+/* kverbs_peer.c: the two-node test, through debugfs */
+struct kv_peer;
+struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root);
+void kv_peer_remove(struct kv_peer *peer);
+
+#endif /* KVERBS_H */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibstack_kverbs: a kernel client of our verbs API for the tests.
+ *
+ * As an ib_client it logs every device it is added to and removed from,
+ * and every port/device event; with selftest=1 it runs the one-card
+ * self-test on each device (from a work item); its debugfs directory
+ * (/sys/kernel/debug/ibstack_kverbs/<device>/) drives the two-node test.
+ * The log lines are a contract with the test scripts:
+ *	ibstack_kverbs: add <dev>		ibstack_kverbs: remove <dev>
+ *	ibstack_kverbs: event <dev> port <n> <NAME>
+ *	ibstack_kverbs: PASS <case>		ibstack_kverbs: FAIL <case>: <why>
+ *	ibstack_kverbs: selftest <dev> done: <n> passed, <m> failed
+ */
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "kverbs.h"
+
+static bool selftest;
+module_param(selftest, bool, 0444);
+MODULE_PARM_DESC(selftest, "run the one-card self-test on every device (port 1 cabled to port 2)");
+
+/* What the client holds on one device. */
+struct kv_dev {
+	struct ib_device	*dev;
+	struct ib_event_handler	eh;
+	struct work_struct	work;		/* the self-test */
+	bool			stop;		/* the self-test should end */
+	struct kv_peer		*peer;
+};
+
+static struct workqueue_struct *kv_wq;
+static struct dentry *kv_debugfs;
+
+static const char *kv_event_name(enum ib_event_type e)
+{
+	switch (e) {
+	case IB_EVENT_PORT_ACTIVE:
+		return "PORT_ACTIVE";
+	case IB_EVENT_PORT_ERR:
+		return "PORT_ERR";
+	case IB_EVENT_LID_CHANGE:
+		return "LID_CHANGE";
+	case IB_EVENT_PKEY_CHANGE:
+		return "PKEY_CHANGE";
+	case IB_EVENT_SM_CHANGE:
+		return "SM_CHANGE";
+	case IB_EVENT_CLIENT_REREGISTER:
+		return "CLIENT_REREGISTER";
+	case IB_EVENT_GID_CHANGE:
+		return "GID_CHANGE";
+	case IB_EVENT_DEVICE_FATAL:
+		return "DEVICE_FATAL";
+	default:
+		return NULL;
+	}
+}
+
+static bool kv_port_event(enum ib_event_type e)
+{
+	return e == IB_EVENT_PORT_ACTIVE || e == IB_EVENT_PORT_ERR ||
+	       e == IB_EVENT_LID_CHANGE || e == IB_EVENT_PKEY_CHANGE ||
+	       e == IB_EVENT_SM_CHANGE || e == IB_EVENT_CLIENT_REREGISTER ||
+	       e == IB_EVENT_GID_CHANGE;
+}
+
+static void kv_event(struct ib_event_handler *eh, struct ib_event *ev)
+{
+	const char *name = kv_event_name(ev->event);
+	u32 port = kv_port_event(ev->event) ? ev->element.port_num : 0;
+
+	if (name)
+		pr_info(KV_NAME ": event %s port %u %s\n", ev->device->name, port, name);
+	else
+		pr_info(KV_NAME ": event %s port %u UNKNOWN_%d\n", ev->device->name,
+			port, ev->event);
+}
+
+static void kv_selftest_work(struct work_struct *work)
+{
+	struct kv_dev *kd = container_of(work, struct kv_dev, work);
+
+	kv_selftest(kd->dev, &kd->stop);
+}
+
+static struct ib_client kv_client;
+
+static int kv_add(struct ib_device *dev)
+{
+	struct kv_dev *kd;
+
+	pr_info(KV_NAME ": add %s\n", dev->name);
+	kd = kzalloc(sizeof(*kd), GFP_KERNEL);
+	if (!kd)
+		return -ENOMEM;
+	kd->dev = dev;
+	INIT_WORK(&kd->work, kv_selftest_work);
+	INIT_IB_EVENT_HANDLER(&kd->eh, dev, kv_event);
+	ib_register_event_handler(&kd->eh);
+	kd->peer = kv_peer_add(dev, kv_debugfs);
+	ib_set_client_data(dev, &kv_client, kd);
+	if (selftest)
+		queue_work(kv_wq, &kd->work);
+	return 0;
+}
+
+static void kv_remove(struct ib_device *dev, void *data)
+{
+	struct kv_dev *kd = data;
+
+	pr_info(KV_NAME ": remove %s\n", dev->name);
+	if (!kd)
+		return;
+	WRITE_ONCE(kd->stop, true);
+	cancel_work_sync(&kd->work);
+	kv_peer_remove(kd->peer);
+	ib_unregister_event_handler(&kd->eh);
+	kfree(kd);
+}
+
+static struct ib_client kv_client = {
+	.name = "ibstack_kverbs",
+	.add = kv_add,
+	.remove = kv_remove,
+};
+
+static int __init kv_init(void)
+{
+	int ret;
+
+	kv_wq = alloc_workqueue("ibstack_kverbs", WQ_UNBOUND, 0);
+	if (!kv_wq)
+		return -ENOMEM;
+	kv_debugfs = debugfs_create_dir("ibstack_kverbs", NULL);
+	ret = ib_register_client(&kv_client);
+	if (ret)
+		goto err_wq;
+	return 0;
+
+err_wq:
+	debugfs_remove_recursive(kv_debugfs);
+	destroy_workqueue(kv_wq);
+	return ret;
+}
+
+static void __exit kv_exit(void)
+{
+	ib_unregister_client(&kv_client);
+	debugfs_remove_recursive(kv_debugfs);
+	destroy_workqueue(kv_wq);
+}
+
+module_init(kv_init);
+module_exit(kv_exit);
+
+MODULE_DESCRIPTION("Kernel verbs test client of the ibstack InfiniBand stack");
+MODULE_LICENSE("GPL");

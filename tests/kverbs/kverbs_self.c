@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibstack_kverbs: the one-card self-test (port 1 cabled to port 2).  The
+ * runner waits for both ports to be ACTIVE, sets up a PD and two buffers,
+ * runs every case and prints one PASS/FAIL line per case and a summary.
+ * Also here: the cases on queries, PDs, MRs and CQs.
+ */
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "kverbs.h"
+
+#define KV_IOVA_A	0x0000100000000000ULL
+#define KV_IOVA_B	0x0000200000000000ULL
+
+/* ---------------------------------------------------------------------- */
+/* Queries and the cache */
+
+static int kv_query_port(struct kv_run *r, u32 port)
+{
+	struct ib_device *dev = r->dev;
+	struct ib_port_attr pa;
+	enum ib_port_state cst;
+	union ib_gid gid, cgid;
+	u16 pkey, cpkey, lid, idx;
+	u32 fport;
+	u64 prefix;
+	u8 lmc;
+	int err;
+
+	memset(&pa, 0, sizeof(pa));
+	err = ib_query_port(dev, port, &pa);
+	if (err)
+		return kv_fail(r, "ib_query_port(%u) failed: %d", port, err);
+	if (pa.state != IB_PORT_ACTIVE || !pa.lid || pa.lid >= 0xc000)
+		return kv_fail(r, "port %u: state %d LID %u", port, pa.state, pa.lid);
+	if (pa.gid_tbl_len <= 0 || !pa.pkey_tbl_len || pa.active_mtu < IB_MTU_256 ||
+	    pa.active_mtu > pa.max_mtu)
+		return kv_fail(r, "port %u: gid_tbl_len %d pkey_tbl_len %u mtu %d/%d",
+			       port, pa.gid_tbl_len, pa.pkey_tbl_len, pa.active_mtu,
+			       pa.max_mtu);
+	if (rdma_port_get_link_layer(dev, port) != IB_LINK_LAYER_INFINIBAND)
+		return kv_fail(r, "port %u: link layer is not InfiniBand", port);
+	err = ib_get_cached_lid(dev, port, &lid);
+	if (err || lid != pa.lid)
+		return kv_fail(r, "port %u: cached LID %u (%d), query says %u", port,
+			       lid, err, pa.lid);
+	err = ib_get_cached_port_state(dev, port, &cst);
+	if (err || cst != pa.state)
+		return kv_fail(r, "port %u: cached state %d (%d), query says %d", port,
+			       cst, err, pa.state);
+	err = ib_get_cached_lmc(dev, port, &lmc);
+	if (err || lmc != pa.lmc)
+		return kv_fail(r, "port %u: cached LMC %u (%d), query says %u", port,
+			       lmc, err, pa.lmc);
+	err = ib_query_gid(dev, port, 0, &gid);
+	if (err)
+		return kv_fail(r, "ib_query_gid(%u, 0) failed: %d", port, err);
+	err = ib_get_cached_gid(dev, port, 0, &cgid);
+	if (err || memcmp(&gid, &cgid, sizeof(gid)))
+		return kv_fail(r, "port %u: cached GID 0 differs (%d)", port, err);
+	if (!gid.global.interface_id)
+		return kv_fail(r, "port %u: GID 0 has no interface ID", port);
+	err = ib_find_cached_gid(dev, &gid, &fport, &idx);
+	if (err || fport != port || idx != 0)
+		return kv_fail(r, "ib_find_cached_gid: %d port %u index %u", err, fport, idx);
+	err = ib_get_cached_subnet_prefix(dev, port, &prefix);
+	if (err || prefix != be64_to_cpu(gid.global.subnet_prefix))
+		return kv_fail(r, "port %u: cached prefix 0x%llx (%d), GID says 0x%llx",
+			       port, prefix, err, be64_to_cpu(gid.global.subnet_prefix));
+	err = ib_query_pkey(dev, port, 0, &pkey);
+	if (err || (pkey & 0x7fff) != 0x7fff)
+		return kv_fail(r, "port %u: P_Key 0 is 0x%04x (%d)", port, pkey, err);
+	err = ib_get_cached_pkey(dev, port, 0, &cpkey);
+	if (err || cpkey != pkey)
+		return kv_fail(r, "port %u: cached P_Key 0x%04x (%d), query 0x%04x", port,
+			       cpkey, err, pkey);
+	err = ib_find_cached_pkey(dev, port, pkey, &idx);
+	if (err || idx != 0)
+		return kv_fail(r, "ib_find_cached_pkey: %d index %u", err, idx);
+	/* out of range */
+	if (!ib_query_gid(dev, port, pa.gid_tbl_len, &gid) ||
+	    !ib_get_cached_gid(dev, port, pa.gid_tbl_len, &gid))
+		return kv_fail(r, "port %u: GID index %d accepted", port, pa.gid_tbl_len);
+	if (!ib_query_pkey(dev, port, pa.pkey_tbl_len, &pkey) ||
+	    !ib_get_cached_pkey(dev, port, pa.pkey_tbl_len, &pkey))
+		return kv_fail(r, "port %u: P_Key index %u accepted", port, pa.pkey_tbl_len);
+	r->lid[port] = pa.lid;
+	r->mtu[port] = pa.active_mtu;
+	return 0;
+}
+
+int kv_case_query(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	const struct ib_device_attr *a = &r->dev->attrs;
+	struct ib_port_attr pa;
+	union ib_gid gid;
+	u16 lid;
+	int ret;
+
+	if (r->dev->node_type != IB_NODE_CA || r->dev->phys_port_cnt != 2)
+		return kv_fail(r, "node type %d with %u ports", r->dev->node_type,
+			       r->dev->phys_port_cnt);
+	if (a->vendor_id != 0x02c9 || a->max_qp <= 0 || a->max_qp_wr <= 0 ||
+	    a->max_send_sge <= 0 || a->max_recv_sge <= 0 || a->max_cq <= 0 ||
+	    a->max_cqe <= 0 || a->max_mr <= 0 || a->max_pd <= 0 || a->max_srq <= 0 ||
+	    a->max_qp_rd_atom <= 0 || a->atomic_cap == IB_ATOMIC_NONE ||
+	    a->max_pkeys == 0)
+		return kv_fail(r, "device: vendor 0x%x qp %d wr %d sge %d/%d cq %d/%d atomic %d",
+			       a->vendor_id, a->max_qp, a->max_qp_wr, a->max_send_sge,
+			       a->max_recv_sge, a->max_cq, a->max_cqe, a->atomic_cap);
+	ret = kv_query_port(r, 1);
+	ret = ret ?: kv_query_port(r, 2);
+	if (ret)
+		return ret;
+	if (r->lid[1] == r->lid[2])
+		return kv_fail(r, "both ports have LID %u", r->lid[1]);
+	if (!ib_query_port(r->dev, 0, &pa) || !ib_query_port(r->dev, 3, &pa))
+		return kv_fail(r, "ib_query_port of port 0 or 3 accepted");
+	if (!ib_get_cached_lid(r->dev, 3, &lid) || !ib_get_cached_gid(r->dev, 3, 0, &gid))
+		return kv_fail(r, "the cache answered for port 3");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* PDs and MRs */
+
+int kv_case_pd_mr(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	struct ib_mr *mr, *mr2;
+	struct ib_pd *pd;
+	u64 page = s->a.dma;
+	int ret = 0, err;
+
+	pd = ib_alloc_pd(r->dev);
+	if (IS_ERR_OR_NULL(pd))
+		return kv_fail(r, "ib_alloc_pd failed: %ld", pd ? PTR_ERR(pd) : -EINVAL);
+	if (pd->device != r->dev) {
+		ret = kv_fail(r, "new PD: device %p", pd->device);
+		goto out_pd;
+	}
+	mr = ib_get_dma_mr(pd, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
+	if (IS_ERR_OR_NULL(mr)) {
+		ret = kv_fail(r, "ib_get_dma_mr failed: %ld", mr ? PTR_ERR(mr) : -EINVAL);
+		goto out_pd;
+	}
+	if (mr->pd != pd || mr->device != r->dev)
+		ret = kv_fail(r, "DMA MR fields wrong");
+	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0x5000, 100,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR_OR_NULL(mr2)) {
+		ret = kv_fail(r, "ib_reg_kernel_mr(1 page) failed: %ld",
+			      mr2 ? PTR_ERR(mr2) : -EINVAL);
+	} else {
+		if (mr2->lkey == mr->lkey || mr2->iova != 0x5000 || mr2->length != 100)
+			ret = kv_fail(r, "kernel MR: lkey 0x%x (DMA MR 0x%x) iova 0x%llx len %llu",
+				      mr2->lkey, mr->lkey, mr2->iova, mr2->length);
+		err = ib_dereg_mr(mr2);
+		if (err)
+			ret = kv_fail(r, "ib_dereg_mr(kernel MR) failed: %d", err);
+	}
+	/* bad registrations */
+	mr2 = ib_reg_kernel_mr(pd, &page, 0, PAGE_SHIFT, 0, 0, IB_ACCESS_LOCAL_WRITE);
+	if (!IS_ERR_OR_NULL(mr2)) {
+		ret = kv_fail(r, "kernel MR of 0 pages accepted");
+		ib_dereg_mr(mr2);
+	}
+	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, PAGE_SIZE * 2,
+			       IB_ACCESS_LOCAL_WRITE);
+	if (!IS_ERR_OR_NULL(mr2)) {
+		ret = kv_fail(r, "kernel MR longer than its pages accepted");
+		ib_dereg_mr(mr2);
+	}
+	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, 64, IB_ACCESS_REMOTE_WRITE);
+	if (!IS_ERR_OR_NULL(mr2)) {
+		ret = kv_fail(r, "REMOTE_WRITE without LOCAL_WRITE accepted (IBA 10.6.3.1)");
+		ib_dereg_mr(mr2);
+	}
+	err = ib_dereg_mr(mr);
+	if (err)
+		ret = kv_fail(r, "ib_dereg_mr(DMA MR) failed: %d", err);
+out_pd:
+	err = ib_dealloc_pd(pd);
+	if (err)
+		ret = kv_fail(r, "ib_dealloc_pd failed: %d", err);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* CQs */
+
+int kv_case_cq(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	struct ib_cq_init_attr ca = { .cqe = 1 };
+	struct kv_cq kc = { 0 };
+	struct ib_wc wc[4];
+	struct ib_cq *cq;
+	int ret, err;
+
+	ret = kv_cq_create(r, &kc, 100);
+	if (ret)
+		return ret;
+	if (!kc.cq->comp_handler || kc.cq->cq_context != &kc ||
+	    kc.cq->device != r->dev)
+		ret = kv_fail(r, "CQ fields wrong");
+	err = kv_poll(r, &kc, 4, wc);
+	if (err)
+		ret = kv_fail(r, "poll of an empty CQ returned %d", err);
+	err = kv_notify(r, &kc, IB_CQ_NEXT_COMP);
+	if (err)
+		ret = kv_fail(r, "arming an empty CQ returned %d", err);
+	err = kv_notify(r, &kc, IB_CQ_SOLICITED | IB_CQ_REPORT_MISSED_EVENTS);
+	if (err)
+		ret = kv_fail(r, "arming an empty CQ (solicited, report missed) returned %d",
+			      err);
+	err = ib_resize_cq(kc.cq, 300);
+	if (err && err != -EOPNOTSUPP)
+		ret = kv_fail(r, "ib_resize_cq(300) failed: %d", err);
+	else if (!err && kc.cq->cqe < 300)
+		ret = kv_fail(r, "resized CQ has %d entries", kc.cq->cqe);
+	err = ib_modify_cq(kc.cq, 4, 10);
+	if (err && err != -EOPNOTSUPP)
+		ret = kv_fail(r, "ib_modify_cq failed: %d", err);
+	if (kv_cq_destroy(&kc))
+		ret = -EIO;
+	/* too big is refused */
+	ca.cqe = r->dev->attrs.max_cqe + 1;
+	cq = ib_create_cq(r->dev, NULL, NULL, NULL, &ca);
+	if (!IS_ERR_OR_NULL(cq)) {
+		ret = kv_fail(r, "CQ of max_cqe + 1 entries accepted");
+		ib_destroy_cq(cq);
+	}
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The runner */
+
+struct kv_case {
+	const char *name;
+	int (*fn)(struct kv_self *s);
+};
+
+static const struct kv_case kv_cases[] = {
+	{ "query", kv_case_query },
+	{ "pd-mr", kv_case_pd_mr },
+	{ "cq", kv_case_cq },
+	{ "rc-connect", kv_case_rc_connect },
+	{ "rc-send", kv_case_rc_send },
+	{ "rc-send-imm", kv_case_rc_send_imm },
+	{ "rc-send-inline", kv_case_rc_send_inline },
+	{ "rc-send-sge", kv_case_rc_send_sge },
+	{ "rc-send-batch", kv_case_rc_send_batch },
+	{ "rc-unsignaled", kv_case_rc_unsignaled },
+	{ "rc-write", kv_case_rc_write },
+	{ "rc-read", kv_case_rc_read },
+	{ "rc-atomic", kv_case_rc_atomic },
+	{ "uc", kv_case_uc },
+	{ "ud", kv_case_ud },
+	{ "mcast", kv_case_mcast },
+	{ "srq", kv_case_srq },
+	{ "notify-next", kv_case_notify_next },
+	{ "notify-solicited", kv_case_notify_solicited },
+	{ "notify-missed", kv_case_notify_missed },
+	{ "bad-lkey", kv_case_bad_lkey },
+	{ "rem-access", kv_case_rem_access },
+	{ "bad-modify", kv_case_bad_modify },
+	{ "queue-full", kv_case_queue_full },
+	{ "sge-limit", kv_case_sge_limit },
+	{ "pd-busy", kv_case_pd_busy },
+	{ "irq-context", kv_case_irq_context },
+};
+
+/* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */
+static int kv_wait_ports(struct kv_run *r)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(KV_PORT_MS);
+	struct ib_port_attr pa;
+	u32 port;
+	bool all;
+
+	for (;;) {
+		all = true;
+		for (port = 1; port <= 2; port++) {
+			memset(&pa, 0, sizeof(pa));
+			if (ib_query_port(r->dev, port, &pa) ||
+			    pa.state != IB_PORT_ACTIVE) {
+				all = false;
+				continue;
+			}
+			r->lid[port] = pa.lid;
+			r->mtu[port] = pa.active_mtu;
+		}
+		if (all)
+			return 0;
+		if (time_after(jiffies, end))
+			return kv_fail(r, "ports not both ACTIVE within %d s", KV_PORT_MS / 1000);
+		msleep(200);
+	}
+}
+
+static void kv_selftest_nomem(struct ib_device *dev)
+{
+	pr_info(KV_NAME ": FAIL setup: cannot allocate the test state\n");
+	pr_info(KV_NAME ": selftest %s done: 0 passed, 1 failed\n", dev->name);
+}
+
+void kv_selftest(struct ib_device *dev, const bool *stop)
+{
+	struct kv_self *s;
+	struct kv_run *r;
+	unsigned int i;
+	int ret, inverb, nested;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		kv_selftest_nomem(dev);
+		return;
+	}
+	r = &s->r;
+	r->dev = dev;
+	r->rnr_retry = 7;
+	atomic_set(&r->handler_in_verb, 0);
+	atomic_set(&r->handler_nested, 0);
+
+	ret = kv_wait_ports(r);
+	if (ret) {
+		kv_report(r, "ports-active", ret);
+		goto done;
+	}
+	r->pd = ib_alloc_pd(dev);
+	if (IS_ERR_OR_NULL(r->pd)) {
+		kv_fail(r, "ib_alloc_pd failed: %ld", r->pd ? PTR_ERR(r->pd) : -EINVAL);
+		r->pd = NULL;
+		kv_report(r, "setup", -EIO);
+		goto done;
+	}
+	ret = kv_buf_alloc(r, &s->a, KV_BUF_SIZE, KV_IOVA_A);
+	ret = ret ?: kv_buf_alloc(r, &s->b, KV_BUF_SIZE, KV_IOVA_B);
+	if (ret) {
+		kv_report(r, "setup", ret);
+		goto out_bufs;
+	}
+	for (i = 0; i < ARRAY_SIZE(kv_cases); i++) {
+		if (READ_ONCE(*stop)) {
+			kv_fail(r, "device removed during the self-test");
+			kv_report(r, "stopped", -EIO);
+			break;
+		}
+		inverb = atomic_read(&r->handler_in_verb);
+		nested = atomic_read(&r->handler_nested);
+		ret = kv_cases[i].fn(s);
+		if (atomic_read(&r->handler_in_verb) != inverb)
+			ret = kv_fail(r, "completion handler called from a verb's call chain");
+		if (atomic_read(&r->handler_nested) != nested)
+			ret = kv_fail(r, "one CQ's handler ran in two contexts at once");
+		kv_report(r, kv_cases[i].name, ret);
+	}
+out_bufs:
+	kv_buf_free(r, &s->b);
+	kv_buf_free(r, &s->a);
+	ret = ib_dealloc_pd(r->pd);
+	if (ret) {
+		kv_fail(r, "ib_dealloc_pd at the end: %d (something leaked)", ret);
+		kv_report(r, "teardown", ret);
+	}
+done:
+	pr_info(KV_NAME ": selftest %s done: %d passed, %d failed\n", dev->name,
+		r->passed, r->failed);
+	kfree(s);
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A catastrophic (internal) error of the card at run time: the harness sets
+# the model's catas property, the firmware stops until the driver resets
+# the card.  The stack must notice (DEVICE_FATAL), take mlx4_0 away
+# (clients see remove), reset the card, bring mlx4_0 back (clients see add)
+# with both ports ACTIVE again (auto-lid), and the card must work
+# afterwards: the test module's self-test (EVENTS=kverbs) or an RC
+# pingpong between the ports (EVENTS=asyncwatch, for the inbox stack).
+set -u
+. "$(dirname "$0")/lib.sh"
+t=${TESTNAME:-catas}
+fatal=${FATAL_BOUND:-30}
+back=${RECOVER_BOUND:-90}
+
+if ! ev_start; then
+	fail "$t: event source $EVENTS" "could not start it"
+	exit 0
+fi
+pass "$t: event source $EVENTS listening on mlx4_0"
+expect "$t: both ports ACTIVE before" wait_for 30 sh -c \
+	"grep -qs ACTIVE $ibdev/ports/1/state && grep -qs ACTIVE $ibdev/ports/2/state"
+
+m=$(ev_mark)
+k=$(klog_mark)
+s0=$SECONDS
+expect "$t: raise a catastrophic error on the card" catas 45
+expect "$t: DEVICE_FATAL within ${fatal}s" \
+	ev_wait "$fatal" "$m" '^event mlx4_0 port [0-9]+ DEVICE_FATAL$'
+echo "$t: DEVICE_FATAL after $((SECONDS - s0))s"
+if [ "$EVENTS" = kverbs ]; then
+	expect "$t: clients see mlx4_0 removed within ${back}s" \
+		klog_wait "$back" "$k" '^ibstack_kverbs: remove mlx4_0$'
+	expect "$t: clients see mlx4_0 added again within ${back}s" \
+		klog_wait "$back" "$k" '^ibstack_kverbs: add mlx4_0$'
+	order=$(klog_since "$k" |
+		sed -nE 's/^ibstack_kverbs: (event mlx4_0 port [0-9]+ DEVICE_FATAL|remove mlx4_0|add mlx4_0)$/\1/p' |
+		sed -E 's/^event.*/fatal/; s/ mlx4_0$//' | tr '\n' ' ')
+	expect "$t: DEVICE_FATAL, then remove, then add (saw: $order)" \
+		[ "$order" = "fatal remove add " ]
+fi
+expect "$t: mlx4_0 back in /sys/class/infiniband within ${back}s" \
+	wait_for "$back" [ -e "$ibdev/ports/2/state" ]
+expect "$t: both ports ACTIVE again" wait_for 60 sh -c \
+	"grep -qs ACTIVE $ibdev/ports/1/state && grep -qs ACTIVE $ibdev/ports/2/state"
+echo "$t: recovered after $((SECONDS - s0))s"
+echo "$t: the driver said:"
+klog_since "$k" | grep -Ei 'mlx4|catas|internal|reset|fatal' | head -n 30 | sed 's/^/    /'
+
+# the card works after the recovery
+if [ "$EVENTS" = kverbs ]; then
+	expect "$t: test module unloads after the recovery" ev_stop
+	TESTNAME="$t: selftest after recovery" "$(dirname "$0")/kverbs-selftest.sh"
+else
+	ev_stop
+	out=$(mktemp)
+	ibv_rc_pingpong -d mlx4_0 -i 1 -n 100 >"$out.s" 2>&1 &
+	spid=$!
+	sleep 1
+	timeout 60 ibv_rc_pingpong -d mlx4_0 -i 2 -n 100 localhost >"$out" 2>&1
+	crc=$?
+	wait $spid
+	src=$?
+	expect "$t: ibv_rc_pingpong between the ports after the recovery" \
+		[ "$crc.$src" = 0.0 ]
+	grep -q '100 iters in' "$out" || tail -n 3 "$out" "$out.s"
+	rm -f "$out" "$out.s"
+fi
+exit 0

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the stack tests' guest scripts, on top of the test bed's
+# (pass, fail, expect, contains, cable, wait_for).
+# shellcheck source=../../testbed/guest/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../testbed/guest/lib.sh"
+
+ibdev=/sys/class/infiniband/mlx4_0
+stack_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+
+# catas [SYNDROME]: have the harness raise an internal error on this card
+# (the firmware stops until the driver resets the card)
+catas() {
+	rm -f /vmout/catas-done
+	echo "${1:-1}" >/vmout/catas.tmp && mv /vmout/catas.tmp /vmout/catas
+	for _ in $(seq 150); do
+		[ -e /vmout/catas-done ] && { rm -f /vmout/catas-done; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# klog_mark: write a unique mark into the kernel log and print its id;
+# klog_since ID: the kernel log after that mark (without timestamps)
+klog_mark() {
+	local id="$$.$RANDOM.$SECONDS"
+	echo "ibstack-test: mark $id" >/dev/kmsg
+	echo "$id"
+}
+klog_since() {
+	dmesg | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' |
+		sed -n "/^ibstack-test: mark $1\$/,\$p" | tail -n +2
+}
+
+# klog_wait SECONDS MARK REGEX: a kernel log line after MARK matches REGEX
+klog_wait() {
+	local end=$((SECONDS + $1))
+	until klog_since "$2" | grep -Eq -- "$3"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# Asynchronous events, from one of two sources (EVENTS):
+#   kverbs      the test module's log lines (the project's stack)
+#   asyncwatch  ibv_asyncwatch through uverbs (any stack with uverbs: the
+#               inbox one, to check the tests themselves)
+# Both give lines "event mlx4_0 port N NAME"; ev_mark/ev_since/ev_wait
+# work like klog_mark/klog_since/klog_wait.
+EVENTS=${EVENTS:-kverbs}
+evlog=/tmp/asyncwatch.log
+ev_start() {
+	local m
+	if [ "$EVENTS" = asyncwatch ]; then
+		: >"$evlog"
+		stdbuf -oL ibv_asyncwatch -d mlx4_0 >>"$evlog" 2>&1 &
+		wait_for 10 grep -q 'async event FD' "$evlog"
+		return
+	fi
+	m=$(klog_mark)
+	kverbs_load selftest=0 && klog_wait 30 "$m" 'ibstack_kverbs: add mlx4_0$'
+}
+ev_stop() {
+	local m
+	if [ "$EVENTS" = asyncwatch ]; then
+		pkill -x ibv_asyncwatch
+		return 0
+	fi
+	m=$(klog_mark)
+	rmmod ibstack_kverbs && klog_wait 30 "$m" 'ibstack_kverbs: remove mlx4_0$'
+}
+ev_mark() {
+	if [ "$EVENTS" = asyncwatch ]; then
+		wc -l <"$evlog"
+	else
+		klog_mark
+	fi
+}
+ev_since() {
+	if [ "$EVENTS" = asyncwatch ]; then
+		tail -n +"$(($1 + 1))" "$evlog" |
+			sed -nE 's/.*event_type IBV_EVENT_([A-Z_]+) \([0-9]+\), port ([0-9]+).*/event mlx4_0 port \2 \1/p'
+	else
+		klog_since "$1" | sed -n 's/^ibstack_kverbs: \(event .*\)/\1/p'
+	fi
+}
+ev_wait() {
+	local end=$((SECONDS + $1))
+	until ev_since "$2" | grep -Eq -- "$3"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.5
+	done
+}
+
+# port_state PORT: the port's state name (ACTIVE, DOWN, ...)
+port_state() {
+	local s
+	read -r s <"$ibdev/ports/$1/state" 2>/dev/null || return 1
+	echo "${s#*: }"
+}
+port_is() { [ "$(port_state "$1")" = "$2" ]; }
+
+# The modules the running stack consists of, users first (for modprobe -r):
+# the test module, then the harness's list (STACK_MODULES, when it says).
+stack_unload_list() {
+	local m
+	for m in ibstack_kverbs ib_ipoib ib_umad ib_uverbs mlx4_ib mlx4_en \
+		rdma_ucm rdma_cm iw_cm ib_cm mlx4_core ib_core; do
+		[ -d "/sys/module/$m" ] && echo "$m"
+	done
+}
+
+# Where the test module is: KVERBS_KO (the host runner finds it), else
+# tests/kverbs/ibstack_kverbs.ko if built for this kernel.
+kverbs_ko() {
+	local f
+	for f in ${KVERBS_KO:-} "$stack_top/tests/kverbs/ibstack_kverbs.ko"; do
+		[ -f "$f" ] || continue
+		[ "$(modinfo -F vermagic "$f" 2>/dev/null | cut -d' ' -f1)" = "$KVER" ] || continue
+		echo "$f"
+		return 0
+	done
+	return 1
+}
+
+# kverbs_load [PARAM=VALUE...]: load the test module (modprobe if the
+# stack installed it, else insmod of the file kverbs_ko finds)
+kverbs_load() {
+	local f
+	if modinfo -k "$KVER" ibstack_kverbs >/dev/null 2>&1; then
+		modprobe ibstack_kverbs "$@"
+		return
+	fi
+	f=$(kverbs_ko) || { echo "no ibstack_kverbs.ko built for $KVER" >&2; return 1; }
+	insmod "$f" "$@"
+}

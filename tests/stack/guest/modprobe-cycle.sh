@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Unload and reload the stack CYCLES times (default 50) with modprobe -r /
+# modprobe, as an admin would; every reload must bring mlx4_0 back.  The
+# host side then reads the model's accounting: nothing may be left live
+# after any unload, and the harness finds no kernel splat.
+#
+# The modules: MODULES if given, else with the project's stack (STACK=ours)
+# the ones tests/vm/run installed into /lib/modules/KVER/updates (exactly
+# what ours provides), else the inbox stack the harness loads.
+set -u
+. "$(dirname "$0")/lib.sh"
+cycles=${CYCLES:-50}
+t=${TESTNAME:-modprobe-cycle}
+
+if [ -n "${MODULES:-}" ]; then
+	read -ra set <<<"$MODULES"
+elif [ "${STACK:-inbox}" = ours ]; then
+	set=()
+	for f in /lib/modules/"$KVER"/updates/*.ko; do
+		[ -e "$f" ] || continue
+		f=${f##*/}
+		[ "${f%.ko}" = ibstack_kverbs ] || set+=("${f%.ko}")
+	done
+else
+	set=(mlx4_core mlx4_ib ib_umad ib_uverbs ib_ipoib ib_cm ib_core)
+fi
+[ ${#set[@]} -gt 0 ] || set=(ib_core mlx4_core mlx4_ib)
+expect "$t: modules of the $STACK stack: ${set[*]}" [ ${#set[@]} -gt 0 ]
+
+loaded() { # any module of the stack still loaded
+	local m
+	for m in "${set[@]}"; do
+		[ -e "/sys/module/$m/refcnt" ] && return 0
+	done
+	return 1
+}
+
+# modprobe -r every module of the set, users first: in rounds, each module
+# no other module holds (bash globs, no exec: execs are slow under TCG)
+unload_all() {
+	local m h progress
+	while loaded; do
+		progress=0
+		for m in "${set[@]}"; do
+			[ -e "/sys/module/$m/refcnt" ] || continue
+			h=("/sys/module/$m/holders/"*)
+			[ -e "${h[0]}" ] && continue
+			modprobe -r "$m" || return 1
+			progress=1
+		done
+		[ "$progress" = 1 ] || return 1
+	done
+}
+
+ok=0
+for i in $(seq "$cycles"); do
+	if ! unload_all || loaded; then
+		fail "$t: unload $i" "modprobe -r failed; still loaded: $(lsmod | grep -E "^($(IFS='|'; echo "${set[*]}")) " | tr '\n' ';')"
+		break
+	fi
+	if ! modprobe -a "${set[@]}"; then
+		fail "$t: load $i" "modprobe -a ${set[*]} failed"
+		break
+	fi
+	if ! wait_for 30 [ -e "$ibdev/ports/2/state" ]; then
+		fail "$t: load $i" "mlx4_0 did not come back"
+		break
+	fi
+	ok=$i
+done
+expect "$t: $cycles unload/load cycles, mlx4_0 back each time" [ "$ok" = "$cycles" ]
+if [ "${AUTO_LID:-1}" = 1 ]; then
+	expect "$t: after the last load both ports come up ACTIVE" \
+		wait_for 30 sh -c "grep -qs ACTIVE $ibdev/ports/1/state && grep -qs ACTIVE $ibdev/ports/2/state"
+fi
+# leave it unloaded: the host reads the model's accounting after this unload
+unload_all
+expect "$t: final unload" sh -c "! lsmod | grep -Eq '^(mlx4_core|mlx4_ib|ib_core) '"
+exit 0
