@@ -66,8 +66,8 @@ IB_PORT_ATTR_FN(sm_lid, "0x%x\n", attr.sm_lid)
 IB_PORT_ATTR_FN(sm_sl, "%u\n", attr.sm_sl)
 IB_PORT_ATTR_FN(cap_mask, "0x%08x\n", attr.port_cap_flags)
 
-static ssize_t state_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			  char *buf)
+static ssize_t state_show(struct ib_device *device, u32 port,
+			  const struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	int ret = ib_query_port(device, port, &attr);
@@ -82,8 +82,8 @@ static const char * const ib_phys_state_names[] = {
 	"LinkUp", "LinkErrorRecovery", "Phy Test",
 };
 
-static ssize_t phys_state_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			       char *buf)
+static ssize_t phys_state_show(struct ib_device *device, u32 port,
+			       const struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	int ret = ib_query_port(device, port, &attr);
@@ -130,8 +130,8 @@ static void ib_speed_info(u16 speed, int *deci_gbps, const char **name)
 	}
 }
 
-static ssize_t rate_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			 char *buf)
+static ssize_t rate_show(struct ib_device *device, u32 port,
+			 const struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	const char *speed;
@@ -149,8 +149,8 @@ static ssize_t rate_show(struct ib_device *device, u32 port, const struct ib_por
 			  lanes, speed);
 }
 
-static ssize_t link_layer_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			       char *buf)
+static ssize_t link_layer_show(struct ib_device *device, u32 port,
+			       const struct ib_port_attribute *pa, char *buf)
 {
 	switch (rdma_port_get_link_layer(device, port)) {
 	case IB_LINK_LAYER_INFINIBAND:
@@ -188,8 +188,8 @@ ATTRIBUTE_GROUPS(ib_port_default);
 
 /* --- table entries ------------------------------------------------------------ */
 
-static ssize_t gid_entry_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			      char *buf)
+static ssize_t gid_entry_show(struct ib_device *device, u32 port,
+			      const struct ib_port_attribute *pa, char *buf)
 {
 	union ib_gid gid = {};
 
@@ -199,8 +199,8 @@ static ssize_t gid_entry_show(struct ib_device *device, u32 port, const struct i
 	return sysfs_emit(buf, "%pI6\n", gid.raw);
 }
 
-static ssize_t pkey_entry_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			       char *buf)
+static ssize_t pkey_entry_show(struct ib_device *device, u32 port,
+			       const struct ib_port_attribute *pa, char *buf)
 {
 	u16 pkey;
 	int ret = ib_get_cached_pkey(device, port, ib_table_index(pa), &pkey);
@@ -211,14 +211,14 @@ static ssize_t pkey_entry_show(struct ib_device *device, u32 port, const struct 
 }
 
 /* An InfiniBand GID has no network device. */
-static ssize_t gid_ndev_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			     char *buf)
+static ssize_t gid_ndev_show(struct ib_device *device, u32 port,
+			     const struct ib_port_attribute *pa, char *buf)
 {
 	return -EINVAL;
 }
 
-static ssize_t gid_type_show(struct ib_device *device, u32 port, const struct ib_port_attribute *pa,
-			     char *buf)
+static ssize_t gid_type_show(struct ib_device *device, u32 port,
+			     const struct ib_port_attribute *pa, char *buf)
 {
 	return sysfs_emit(buf, "IB/RoCE v1\n");
 }

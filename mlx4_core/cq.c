@@ -45,8 +45,9 @@ void mlx4_cq_completion(struct mlx4_priv *priv, u32 cqn)
 	struct mlx4_cq *cq = mlx4_cq_get(priv, cqn);
 
 	if (!cq) {
-		dev_warn_ratelimited(&priv->dev.pdev->dev,
-				     "completion event for unknown CQ 0x%x\n", cqn);
+		/* an event queued just before the CQ was destroyed */
+		dev_dbg_ratelimited(&priv->dev.pdev->dev,
+				    "completion event for unknown CQ 0x%x\n", cqn);
 		return;
 	}
 	if (cq->comp)

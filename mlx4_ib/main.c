@@ -67,6 +67,28 @@ static const struct ib_device_ops mlx4_ib_dev_ops = {
 	.req_notify_cq	= mlx4_ib_req_notify_cq,
 };
 
+/* [sleep] PHY of an IB port on (idempotent) */
+int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port)
+{
+	int err;
+
+	err = mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_INIT_PORT, MLX4_CMD_TIME_A);
+	if (err)
+		mlx4_ib_warn(dev, "INIT_PORT %u failed (%d)\n", port, err);
+	else
+		dev->port_inited[port] = true;
+	return err;
+}
+
+void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port)
+{
+	if (!dev->port_inited[port])
+		return;
+	if (mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_CLOSE_PORT, MLX4_CMD_TIME_A))
+		mlx4_ib_warn(dev, "CLOSE_PORT %u failed\n", port);
+	dev->port_inited[port] = false;
+}
+
 static void mlx4_ib_close_ports(struct mlx4_ib_dev *ibdev)
 {
 	int port;

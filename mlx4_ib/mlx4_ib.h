@@ -8,6 +8,7 @@
  *    capability masks and the node description;
  *  - mlx4_ib_wq.lock (SQ, RQ) and mlx4_ib_srq.lock protect a queue's
  *    producer side; taken with interrupts off, since posting is [any];
+ *    resetting a QP's queues takes the SQ's lock, then the RQ's;
  *  - mlx4_ib_cq.lock protects a CQ's consumer index and the CQE ring;
  *    poll_cq takes an SRQ's lock inside it to return WQEs to the free
  *    list, and post_send takes the send CQ's lock inside the SQ's lock
@@ -187,6 +188,10 @@ static inline struct mlx4_ib_srq *to_msrq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct mlx4_ib_srq, ibsrq);
 }
 
+/* main.c */
+int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port);
+void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port);
+
 /* mad.c */
 int mlx4_ib_mad_ifc(struct mlx4_ib_dev *dev, int op_mod, u32 port,
 		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
@@ -254,8 +259,6 @@ int mlx4_ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 int mlx4_ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init_attr);
 enum mlx4_qp_state mlx4_ib_to_hw_state(enum ib_qp_state state);
-int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port);
-void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port);
 
 /* wqe.c */
 int mlx4_ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,

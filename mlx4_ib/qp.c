@@ -109,13 +109,17 @@ static void *mlx4_ib_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
 
 /*
  * Every SQ WQE hardware-owned for the first pass (owner bit 1 at counter
- * values 0..cnt-1), queues empty.  The QP is in RESET.
+ * values 0..cnt-1), queues empty.  The QP is in RESET; the queue locks keep
+ * a post racing with the transition from seeing half-reset queues.
  */
 void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 {
 	struct mlx4_hw_ctrl_seg *ctrl;
+	unsigned long flags;
 	int i;
 
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	spin_lock(&qp->rq.lock);
 	for (i = 0; i < qp->sq.wqe_cnt; i++) {
 		ctrl = mlx4_ib_send_wqe(qp, i);
 		ctrl->owner_opcode = cpu_to_be32(MLX4_HW_WQE_OWNER);
@@ -127,6 +131,8 @@ void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 	qp->rq.tail = 0;
 	if (qp->has_rq)
 		*qp->db.db = 0;
+	spin_unlock(&qp->rq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 
 static void mlx4_ib_qp_event(struct mlx4_qp *mqp, enum mlx4_event type)
@@ -380,9 +386,6 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 				   MLX4_QP_STATE_RST, context, 0, 0))
 			mlx4_ib_warn(dev, "QP 0x%x: modify to RESET failed\n", qpn);
 		kfree(context);
-		if (qp->is_sqp && ibqp->qp_type == IB_QPT_SMI &&
-		    qp->state != IB_QPS_ERR)
-			mlx4_ib_close_port(dev, qp->port);
 		qp->state = IB_QPS_RESET;
 	}
 	mutex_unlock(&qp->mutex);

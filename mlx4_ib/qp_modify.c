@@ -3,7 +3,7 @@
  * QP state transitions: the QP context built from ib_qp_attr for each
  * transition (the card latches the fields the IBA requires for it plus the
  * optional ones named in optpar), the cleanup when a QP returns to RESET,
- * the port's PHY following QP0 as upstream does, and query_qp.
+ * and query_qp.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -65,28 +65,6 @@ static u32 mlx4_ib_service_type(enum ib_qp_type type)
 	default:
 		return MLX4_HW_ST_MLX;
 	}
-}
-
-/* [sleep] PHY of an IB port on (idempotent) */
-int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port)
-{
-	int err;
-
-	err = mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_INIT_PORT, MLX4_CMD_TIME_A);
-	if (err)
-		mlx4_ib_warn(dev, "INIT_PORT %u failed (%d)\n", port, err);
-	else
-		dev->port_inited[port] = true;
-	return err;
-}
-
-void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port)
-{
-	if (!dev->port_inited[port])
-		return;
-	if (mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_CLOSE_PORT, MLX4_CMD_TIME_A))
-		mlx4_ib_warn(dev, "CLOSE_PORT %u failed\n", port);
-	dev->port_inited[port] = false;
 }
 
 static u8 mlx4_ib_static_rate(struct mlx4_ib_dev *dev, u8 rate)
@@ -402,14 +380,15 @@ int mlx4_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mlx4_ib_commit(qp, attr, new == IB_QPS_RESET || new == IB_QPS_ERR ? 0 : mask,
 		       &m, new);
 
-	/* the port's PHY follows QP0, as on upstream */
-	if (qp->is_sqp && ibqp->qp_type == IB_QPT_SMI) {
-		if (cur != IB_QPS_RTR && new == IB_QPS_RTR)
-			mlx4_ib_init_port(dev, qp->port);
-		if (cur != IB_QPS_RESET && cur != IB_QPS_ERR &&
-		    (new == IB_QPS_RESET || new == IB_QPS_ERR))
-			mlx4_ib_close_port(dev, qp->port);
-	}
+	/*
+	 * Upstream turns the PHY on when QP0 reaches RTR and off when QP0
+	 * leaves service.  We keep it on from add to remove (the ports must
+	 * link without a MAD layer, and a passing QP0 user must not take the
+	 * link down), so QP0 reaching RTR only makes sure it is on.
+	 */
+	if (qp->is_sqp && ibqp->qp_type == IB_QPT_SMI &&
+	    cur != IB_QPS_RTR && new == IB_QPS_RTR && !dev->port_inited[qp->port])
+		mlx4_ib_init_port(dev, qp->port);
 	if (new == IB_QPS_RESET)
 		mlx4_ib_qp_to_reset(qp);
 out_ctx:
@@ -453,7 +432,7 @@ static int mlx4_ib_read_context(struct mlx4_ib_qp *qp, struct ib_qp_attr *attr)
 	if (err)
 		goto out;
 
-	qp->state = mlx4_ib_from_hw_state(be32_to_cpu(ctx->flags) >> 28);
+	WRITE_ONCE(qp->state, mlx4_ib_from_hw_state(be32_to_cpu(ctx->flags) >> 28));
 	attr->path_mtu = ctx->mtu_msgmax >> 5;
 	switch ((be32_to_cpu(ctx->flags) >> 11) & 3) {
 	case MLX4_HW_PM_ARMED:

@@ -582,7 +582,7 @@ struct ib_qp {
 	 * ib_modify_qp() calls on this QP.
 	 */
 	enum ib_qp_state	state;
-	struct mutex		state_mutex;
+	struct mutex		state_mutex;	/* serialises ib_modify_qp() */
 };
 
 /* ---------------------------------------------------------------------- */

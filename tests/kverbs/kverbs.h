@@ -35,6 +35,7 @@ struct kv_run {
 	struct task_struct	*verb_task;
 	atomic_t		handler_in_verb;	/* violations seen */
 	atomic_t		handler_nested;		/* one CQ, two contexts */
+	atomic_t		verb_unbalanced;	/* preempt/IRQ state changed */
 	int			passed;
 	int			failed;
 	char			why[192];		/* the current case's failure */
@@ -176,7 +177,7 @@ struct kv_self {
 };
 
 /* kverbs_self.c: the runner; stop is polled between the cases */
-void kv_selftest(struct ib_device *dev, const bool *stop);
+void kv_selftest(struct ib_device *dev, const bool *stop, unsigned int rounds);
 
 /* The cases: 0 on success, else kv_fail()'s -EIO. */
 int kv_case_query(struct kv_self *s);
@@ -206,6 +207,21 @@ int kv_case_queue_full(struct kv_self *s);
 int kv_case_sge_limit(struct kv_self *s);
 int kv_case_pd_busy(struct kv_self *s);
 int kv_case_irq_context(struct kv_self *s);
+int kv_case_rc_wrap(struct kv_self *s);
+int kv_case_cq_resize(struct kv_self *s);
+int kv_case_cq_clean(struct kv_self *s);
+int kv_case_limits(struct kv_self *s);
+int kv_case_rnr(struct kv_self *s);
+int kv_case_retry_exc(struct kv_self *s);
+int kv_case_comm_est(struct kv_self *s);
+int kv_case_many(struct kv_self *s);
+int kv_case_cq_overrun(struct kv_self *s);
+int kv_case_ud_grh(struct kv_self *s);
+int kv_case_srq_wrap(struct kv_self *s);
+int kv_case_mt_post(struct kv_self *s);
+int kv_case_sqd(struct kv_self *s);
+int kv_case_err_recover(struct kv_self *s);
+int kv_case_access(struct kv_self *s);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;

@@ -23,6 +23,10 @@ static bool selftest;
 module_param(selftest, bool, 0444);
 MODULE_PARM_DESC(selftest, "run the one-card self-test on every device (port 1 cabled to port 2)");
 
+static unsigned int selftest_rounds = 1;
+module_param(selftest_rounds, uint, 0444);
+MODULE_PARM_DESC(selftest_rounds, "run the self-test's cases this many times (a soak test)");
+
 /* What the client holds on one device. */
 struct kv_dev {
 	struct ib_device	*dev;
@@ -83,7 +87,7 @@ static void kv_selftest_work(struct work_struct *work)
 {
 	struct kv_dev *kd = container_of(work, struct kv_dev, work);
 
-	kv_selftest(kd->dev, &kd->stop);
+	kv_selftest(kd->dev, &kd->stop, max(selftest_rounds, 1U));
 }
 
 static struct ib_client kv_client;

@@ -275,6 +275,21 @@ static const struct kv_case kv_cases[] = {
 	{ "sge-limit", kv_case_sge_limit },
 	{ "pd-busy", kv_case_pd_busy },
 	{ "irq-context", kv_case_irq_context },
+	{ "rc-wrap", kv_case_rc_wrap },
+	{ "cq-resize", kv_case_cq_resize },
+	{ "cq-clean", kv_case_cq_clean },
+	{ "limits", kv_case_limits },
+	{ "rnr", kv_case_rnr },
+	{ "retry-exc", kv_case_retry_exc },
+	{ "comm-est", kv_case_comm_est },
+	{ "many", kv_case_many },
+	{ "ud-grh", kv_case_ud_grh },
+	{ "srq-wrap", kv_case_srq_wrap },
+	{ "mt-post", kv_case_mt_post },
+	{ "sqd", kv_case_sqd },
+	{ "err-recover", kv_case_err_recover },
+	{ "access", kv_case_access },
+	{ "cq-overrun", kv_case_cq_overrun },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */
@@ -305,18 +320,37 @@ static int kv_wait_ports(struct kv_run *r)
 	}
 }
 
+/* One case, with the checks every case gets. */
+static void kv_run_case(struct kv_self *s, const struct kv_case *c)
+{
+	struct kv_run *r = &s->r;
+	int inverb = atomic_read(&r->handler_in_verb);
+	int nested = atomic_read(&r->handler_nested);
+	int unbal = atomic_read(&r->verb_unbalanced);
+	int ret = c->fn(s);
+
+	if (atomic_read(&r->verb_unbalanced) != unbal)
+		ret = kv_fail(r, "a data-path verb changed the preemption or IRQ state");
+	if (atomic_read(&r->handler_in_verb) != inverb)
+		ret = kv_fail(r, "completion handler called from a verb's call chain");
+	if (atomic_read(&r->handler_nested) != nested)
+		ret = kv_fail(r, "one CQ's handler ran in two contexts at once");
+	kv_report(r, c->name, ret);
+}
+
 static void kv_selftest_nomem(struct ib_device *dev)
 {
 	pr_info(KV_NAME ": FAIL setup: cannot allocate the test state\n");
 	pr_info(KV_NAME ": selftest %s done: 0 passed, 1 failed\n", dev->name);
 }
 
-void kv_selftest(struct ib_device *dev, const bool *stop)
+void kv_selftest(struct ib_device *dev, const bool *stop, unsigned int rounds)
 {
 	struct kv_self *s;
 	struct kv_run *r;
-	unsigned int i;
-	int ret, inverb, nested;
+	unsigned int i, round;
+	bool stopped = false;
+	int ret;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s) {
@@ -328,6 +362,7 @@ void kv_selftest(struct ib_device *dev, const bool *stop)
 	r->rnr_retry = 7;
 	atomic_set(&r->handler_in_verb, 0);
 	atomic_set(&r->handler_nested, 0);
+	atomic_set(&r->verb_unbalanced, 0);
 
 	ret = kv_wait_ports(r);
 	if (ret) {
@@ -347,20 +382,16 @@ void kv_selftest(struct ib_device *dev, const bool *stop)
 		kv_report(r, "setup", ret);
 		goto out_bufs;
 	}
-	for (i = 0; i < ARRAY_SIZE(kv_cases); i++) {
-		if (READ_ONCE(*stop)) {
-			kv_fail(r, "device removed during the self-test");
-			kv_report(r, "stopped", -EIO);
-			break;
+	for (round = 0; round < rounds && !stopped; round++) {
+		for (i = 0; i < ARRAY_SIZE(kv_cases); i++) {
+			if (READ_ONCE(*stop)) {
+				kv_fail(r, "device removed during the self-test");
+				kv_report(r, "stopped", -EIO);
+				stopped = true;
+				break;
+			}
+			kv_run_case(s, &kv_cases[i]);
 		}
-		inverb = atomic_read(&r->handler_in_verb);
-		nested = atomic_read(&r->handler_nested);
-		ret = kv_cases[i].fn(s);
-		if (atomic_read(&r->handler_in_verb) != inverb)
-			ret = kv_fail(r, "completion handler called from a verb's call chain");
-		if (atomic_read(&r->handler_nested) != nested)
-			ret = kv_fail(r, "one CQ's handler ran in two contexts at once");
-		kv_report(r, kv_cases[i].name, ret);
 	}
 out_bufs:
 	kv_buf_free(r, &s->b);

@@ -85,14 +85,23 @@ const char *kv_status(enum ib_wc_status s)
  * a driver calls them from a verb's call chain.
  */
 
-static void kv_enter(struct kv_run *r)
+/* The state a verb must leave as it found it: preempt count, IRQs off. */
+static unsigned int kv_state(void)
+{
+	return preempt_count() | (irqs_disabled() ? 1u << 31 : 0);
+}
+
+static unsigned int kv_enter(struct kv_run *r)
 {
 	preempt_disable();
 	WRITE_ONCE(r->verb_task, current);
+	return kv_state();
 }
 
-static void kv_leave(struct kv_run *r)
+static void kv_leave(struct kv_run *r, unsigned int state)
 {
+	if (kv_state() != state)
+		atomic_inc(&r->verb_unbalanced);
 	WRITE_ONCE(r->verb_task, NULL);
 	preempt_enable();
 }
@@ -100,53 +109,53 @@ static void kv_leave(struct kv_run *r)
 int kv_post_send(struct kv_run *r, struct ib_qp *qp, const struct ib_send_wr *wr,
 		 const struct ib_send_wr **bad)
 {
+	unsigned int st = kv_enter(r);
 	int ret;
 
-	kv_enter(r);
 	ret = ib_post_send(qp, wr, bad);
-	kv_leave(r);
+	kv_leave(r, st);
 	return ret;
 }
 
 int kv_post_recv(struct kv_run *r, struct ib_qp *qp, const struct ib_recv_wr *wr,
 		 const struct ib_recv_wr **bad)
 {
+	unsigned int st = kv_enter(r);
 	int ret;
 
-	kv_enter(r);
 	ret = ib_post_recv(qp, wr, bad);
-	kv_leave(r);
+	kv_leave(r, st);
 	return ret;
 }
 
 int kv_post_srq_recv(struct kv_run *r, struct ib_srq *srq,
 		     const struct ib_recv_wr *wr, const struct ib_recv_wr **bad)
 {
+	unsigned int st = kv_enter(r);
 	int ret;
 
-	kv_enter(r);
 	ret = ib_post_srq_recv(srq, wr, bad);
-	kv_leave(r);
+	kv_leave(r, st);
 	return ret;
 }
 
 int kv_poll(struct kv_run *r, struct kv_cq *kc, int n, struct ib_wc *wc)
 {
+	unsigned int st = kv_enter(r);
 	int ret;
 
-	kv_enter(r);
 	ret = ib_poll_cq(kc->cq, n, wc);
-	kv_leave(r);
+	kv_leave(r, st);
 	return ret;
 }
 
 int kv_notify(struct kv_run *r, struct kv_cq *kc, enum ib_cq_notify_flags flags)
 {
+	unsigned int st = kv_enter(r);
 	int ret;
 
-	kv_enter(r);
 	ret = ib_req_notify_cq(kc->cq, flags);
-	kv_leave(r);
+	kv_leave(r, st);
 	return ret;
 }
 

@@ -60,3 +60,23 @@ kv_count() {
 	kv_since "$1" | grep -E -- "$2" | tail -n 1 |
 		sed -n -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p'
 }
+
+# kv_catas [SYNDROME]: have the harness raise an internal error on the card
+kv_catas() {
+	rm -f /vmout/catas-done
+	echo "${1:-1}" >/vmout/catas.tmp && mv /vmout/catas.tmp /vmout/catas
+	for _ in $(seq 150); do
+		[ -e /vmout/catas-done ] && { rm -f /vmout/catas-done; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# kv_line MARK REGEX: the kernel log line number (a mark) of the first line
+# after MARK that matches
+kv_line() {
+	local n
+	n=$(kv_since "$1" | grep -En -m 1 -- "$2" | cut -d: -f1)
+	[ -n "$n" ] || return 1
+	echo $(($1 + n))
+}
