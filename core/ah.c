@@ -94,7 +94,7 @@ struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
 {
 	struct ib_ah_attr attr = {};
 	union ib_gid dgid;
-	u32 flow, gid_port;
+	u32 flow;
 	u16 gid_index;
 	int ret;
 
@@ -123,8 +123,8 @@ struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
 		if (dgid.raw[0] == 0xff) {
 			gid_index = 0;
 		} else {
-			ret = ib_find_cached_gid(pd->device, &dgid, &gid_port, &gid_index);
-			if (ret || gid_port != port) {
+			ret = ib_find_cached_gid_on_port(pd->device, port, &dgid, &gid_index);
+			if (ret) {
 				IB_CORE_RATELIMITED("%s: GID %pI6 not on port %u\n",
 						    pd->device->name, dgid.raw, port);
 				return ERR_PTR(-ENOENT);

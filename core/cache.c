@@ -124,7 +124,7 @@ int ib_cache_setup(struct ib_device *device)
 	if (!device->cache)
 		return -ENOMEM;
 
-	rdma_for_each_port(device, port) {
+	for (port = rdma_start_port(device); port <= rdma_end_port(device); port++) {
 		struct ib_port_cache *pc = ib_port_cache(device, port);
 
 		rwlock_init(&pc->lock);
@@ -143,7 +143,7 @@ int ib_cache_setup(struct ib_device *device)
 	}
 
 	ib_events_enable(device);
-	rdma_for_each_port(device, port) {
+	for (port = rdma_start_port(device); port <= rdma_end_port(device); port++) {
 		ret = ib_cache_update_port(device, port);
 		if (ret)
 			goto err_events;
@@ -285,7 +285,7 @@ int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
 	if (!device || !gid || !memcmp(gid, &zero_gid, sizeof(*gid)))
 		return -EINVAL;
 
-	rdma_for_each_port(device, p) {
+	for (p = rdma_start_port(device); p <= rdma_end_port(device); p++) {
 		pc = ib_port_cache(device, p);
 		if (!pc)
 			return -EINVAL;
@@ -305,6 +305,28 @@ int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
 	return -ENOENT;
 }
 EXPORT_SYMBOL(ib_find_cached_gid);
+
+/* [any] The index of gid in the port's cached table. */
+int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
+			       const union ib_gid *gid, u16 *index)
+{
+	struct ib_port_cache *pc = ib_port_cache(device, port);
+	unsigned long flags;
+	int i, ret = -ENOENT;
+
+	if (!pc)
+		return -EINVAL;
+	read_lock_irqsave(&pc->lock, flags);
+	for (i = 0; pc->gids && i < pc->gid_tbl_len; i++) {
+		if (!memcmp(&pc->gids[i], gid, sizeof(*gid))) {
+			*index = i;
+			ret = 0;
+			break;
+		}
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
 
 int ib_get_cached_pkey(struct ib_device *device, u32 port, int index, u16 *pkey)
 {

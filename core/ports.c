@@ -447,7 +447,7 @@ int ib_sysfs_add_ports(struct ib_device *device)
 		goto err;
 	}
 
-	rdma_for_each_port(device, port) {
+	for (port = rdma_start_port(device); port <= rdma_end_port(device); port++) {
 		struct ib_port_dir *pd = ib_add_port(device, port);
 
 		if (IS_ERR(pd)) {

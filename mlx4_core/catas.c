@@ -50,7 +50,8 @@ static void mlx4_dump_catas(struct mlx4_priv *priv)
 	}
 }
 
-static void mlx4_enter_error_state(struct mlx4_priv *priv)
+/* [any but hard IRQ] The card is dead: fail commands, tell, then recover. */
+void mlx4_enter_error_state(struct mlx4_priv *priv)
 {
 	if (atomic_xchg(&priv->internal_error, 1))
 		return;

@@ -98,7 +98,7 @@ static int mlx4_hcr_post(struct mlx4_priv *priv, u64 in_param, u64 out_param,
 					    "HCR busy, command 0x%x not posted\n", op);
 			return -EAGAIN;
 		}
-		cond_resched();
+		usleep_range(20, 100);
 	}
 
 	iowrite32be(upper_32_bits(in_param), cmd->hcr + HCR_IN_PARAM);
@@ -208,10 +208,14 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 			*out_param = ctx->out_param;
 	}
 	spin_unlock_irq(&cmd->context_lock);
-	if (err == -ETIMEDOUT)
+	if (err == -ETIMEDOUT) {
 		dev_err(&priv->dev.pdev->dev,
 			"command 0x%x (in_mod 0x%x) timed out after %lu ms (event mode)\n",
 			op, in_mod, timeout_ms);
+		/* firmware that stops answering is as good as dead: recover */
+		if (op != MLX4_CMD_NOP && priv->loaded)
+			mlx4_enter_error_state(priv);
+	}
 	else if (err && err != -EIO)
 		dev_err_ratelimited(&priv->dev.pdev->dev,
 				    "command 0x%x (in_mod 0x%x op_mod %u) failed: %d\n",

@@ -60,8 +60,9 @@ void mlx4_cq_event(struct mlx4_priv *priv, u32 cqn, enum mlx4_event type)
 	struct mlx4_cq *cq = mlx4_cq_get(priv, cqn);
 
 	if (!cq) {
-		dev_warn_ratelimited(&priv->dev.pdev->dev,
-				     "event 0x%x for unknown CQ 0x%x\n", type, cqn);
+		/* a late event for an object just destroyed */
+		dev_dbg_ratelimited(&priv->dev.pdev->dev,
+				    "event 0x%x for unknown CQ 0x%x\n", type, cqn);
 		return;
 	}
 	if (cq->event)

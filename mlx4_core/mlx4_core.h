@@ -441,6 +441,7 @@ void mlx4_intf_unlock(void);
 
 /* catas.c */
 void mlx4_init_catas(struct mlx4_priv *priv);
+void mlx4_enter_error_state(struct mlx4_priv *priv);
 void mlx4_start_catas_poll(struct mlx4_priv *priv);
 void mlx4_stop_catas_poll(struct mlx4_priv *priv);
 int mlx4_map_catas(struct mlx4_priv *priv);

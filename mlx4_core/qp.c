@@ -156,8 +156,9 @@ void mlx4_qp_event(struct mlx4_priv *priv, u32 qpn, enum mlx4_event type)
 		refcount_inc(&qp->refcount);
 	xa_unlock_irqrestore(xa, flags);
 	if (!qp) {
-		dev_warn_ratelimited(&priv->dev.pdev->dev,
-				     "event 0x%x for unknown QP 0x%x\n", type, qpn);
+		/* a late event for an object just destroyed */
+		dev_dbg_ratelimited(&priv->dev.pdev->dev,
+				    "event 0x%x for unknown QP 0x%x\n", type, qpn);
 		return;
 	}
 	if (qp->event)

@@ -35,8 +35,9 @@ void mlx4_srq_event(struct mlx4_priv *priv, u32 srqn, enum mlx4_event type)
 		refcount_inc(&srq->refcount);
 	xa_unlock_irqrestore(xa, flags);
 	if (!srq) {
-		dev_warn_ratelimited(&priv->dev.pdev->dev,
-				     "event 0x%x for unknown SRQ 0x%x\n", type, srqn);
+		/* a late event for an object just destroyed */
+		dev_dbg_ratelimited(&priv->dev.pdev->dev,
+				    "event 0x%x for unknown SRQ 0x%x\n", type, srqn);
 		return;
 	}
 	if (srq->event)

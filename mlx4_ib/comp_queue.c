@@ -119,6 +119,8 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->send_qp_list);
+	INIT_LIST_HEAD(&cq->recv_qp_list);
 	cq->nent = nent;
 	cq->buf_size = nent * MLX4_HW_CQE_SIZE;
 	cq->ibcq.cqe = nent - 1;
@@ -205,6 +207,19 @@ static int mlx4_ib_cq_switch_buf(struct mlx4_ib_cq *cq, struct mlx4_buf *nbuf, u
 	return 0;
 }
 
+/* The number of CQEs waiting to be polled. */
+static u32 mlx4_ib_cq_pending(struct mlx4_ib_cq *cq)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = 0; n < cq->nent && mlx4_ib_next_cqe(cq, cq->cons_index + n); n++)
+		;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
 int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 {
 	struct mlx4_ib_dev *dev = to_mdev(ibcq->device);
@@ -220,6 +235,11 @@ int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 	nent = roundup_pow_of_two(entries + 1);
 	if (nent == cq->nent)
 		return 0;
+	if (mlx4_ib_cq_pending(cq) >= nent - 1) {
+		mlx4_ib_warn_rl(dev, "resize_cq: CQ 0x%x holds more than %u CQEs\n",
+				cq->mcq.cqn, nent - 1);
+		return -EINVAL;
+	}
 
 	err = mlx4_ib_alloc_cq_buf(dev, &buf, &mtt, nent);
 	if (err)

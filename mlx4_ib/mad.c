@@ -105,11 +105,11 @@ int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, u16 attr_id,
  * the card raises no event for it (no port management change events).
  */
 static void mlx4_ib_snoop_smp(struct mlx4_ib_dev *dev, u32 port,
-			      const struct ib_mad *in, u16 prev_lid)
+			      const struct ib_mad *in, u16 prev_lid, u16 prev_sm_lid)
 {
 	const struct ib_smp *smp = (const struct ib_smp *)in;
 	struct ib_event ev = { .device = &dev->ib_dev, .element.port_num = port };
-	u16 lid;
+	u16 lid, sm_lid;
 
 	if (!dev->registered || smp->method != IB_MGMT_METHOD_SET)
 		return;
@@ -120,8 +120,13 @@ static void mlx4_ib_snoop_smp(struct mlx4_ib_dev *dev, u32 port,
 	switch (be16_to_cpu(smp->attr_id)) {
 	case IB_SMP_ATTR_PORT_INFO:
 		lid = be16_to_cpup((const __be16 *)(smp->data + 16));
+		sm_lid = be16_to_cpup((const __be16 *)(smp->data + 18));
 		if (lid != prev_lid) {
 			ev.event = IB_EVENT_LID_CHANGE;
+			ib_dispatch_event(&ev);
+		}
+		if (sm_lid != prev_sm_lid) {
+			ev.event = IB_EVENT_SM_CHANGE;
 			ib_dispatch_event(&ev);
 		}
 		if (smp->data[51] & 0x80) {	/* ClientReregister */
@@ -172,7 +177,7 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 {
 	struct mlx4_ib_dev *dev = to_mdev(ibdev);
 	bool is_set_portinfo;
-	u16 prev_lid = 0;
+	u16 prev_lid = 0, prev_sm_lid = 0;
 	struct ib_smp *pi;
 	int op_mod = 0;
 	int err;
@@ -189,8 +194,10 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	if (is_set_portinfo) {
 		pi = kzalloc(sizeof(*pi), GFP_KERNEL);
 		if (pi && !mlx4_ib_query_smp(dev, port, IB_SMP_ATTR_PORT_INFO,
-					     port, pi))
+					     port, pi)) {
 			prev_lid = be16_to_cpup((__be16 *)(pi->data + 16));
+			prev_sm_lid = be16_to_cpup((__be16 *)(pi->data + 18));
+		}
 		kfree(pi);
 	}
 
@@ -211,7 +218,7 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	}
 
 	if (!out->mad_hdr.status)
-		mlx4_ib_snoop_smp(dev, port, in, prev_lid);
+		mlx4_ib_snoop_smp(dev, port, in, prev_lid, prev_sm_lid);
 
 	if (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		out->mad_hdr.status |= cpu_to_be16(IB_SMP_DIRECTION);

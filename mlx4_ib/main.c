@@ -84,7 +84,9 @@ void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port)
 {
 	if (!dev->port_inited[port])
 		return;
-	if (mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_CLOSE_PORT, MLX4_CMD_TIME_A))
+	/* after a catastrophic error the firmware is gone anyway */
+	if (!mlx4_is_internal_error(dev->dev) &&
+	    mlx4_cmd(dev->dev, 0, port, 0, MLX4_CMD_CLOSE_PORT, MLX4_CMD_TIME_A))
 		mlx4_ib_warn(dev, "CLOSE_PORT %u failed\n", port);
 	dev->port_inited[port] = false;
 }
@@ -124,8 +126,10 @@ static void mlx4_ib_resync_ports(struct mlx4_ib_dev *ibdev)
 static void *mlx4_ib_add(struct mlx4_dev *dev)
 {
 	struct mlx4_ib_dev *ibdev;
+	struct ib_device *ib;
 	int port, err;
 
+	BUILD_BUG_ON(offsetof(struct mlx4_ib_dev, ib_dev) != 0);
 	mlx4_hw_qpc_layout_checks();
 	mlx4_hw_wqe_layout_checks();
 
@@ -135,17 +139,20 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 		return NULL;
 	}
 
-	ibdev = ib_alloc_device(mlx4_ib_dev, ib_dev);
-	if (IS_ERR_OR_NULL(ibdev)) {
+	ib = _ib_alloc_device(sizeof(*ibdev));
+	if (!ib) {
 		dev_err(&dev->pdev->dev, DRV_NAME ": no memory for the device\n");
 		return NULL;
 	}
+	ibdev = container_of(ib, struct mlx4_ib_dev, ib_dev);
 	ibdev->dev = dev;
 	ibdev->num_ports = dev->caps.num_ports;
 	ibdev->uar = mlx4_kernel_uar(dev);
 	ibdev->uar_map = ibdev->uar ? ibdev->uar->map : NULL;
 	mutex_init(&ibdev->cap_mask_mutex);
 	xa_init(&ibdev->qps);
+	spin_lock_init(&ibdev->reset_lock);
+	INIT_LIST_HEAD(&ibdev->qp_list);
 	if (!ibdev->uar_map) {
 		mlx4_ib_warn(ibdev, "no kernel UAR mapped\n");
 		goto err_dealloc;
@@ -232,6 +239,8 @@ static void mlx4_ib_event(struct mlx4_dev *dev, void *context,
 	if (!READ_ONCE(ibdev->registered))
 		return;
 	ib_dispatch_event(&ev);
+	if (event == MLX4_DEV_EVENT_CATASTROPHIC_ERROR)
+		mlx4_ib_catas_flush(ibdev);
 }
 
 static struct mlx4_interface mlx4_ib_interface = {

@@ -53,7 +53,7 @@ enum {
 #define MLX4_IB_MAX_HEADER	72	/* LRH + GRH + BTH + DETH + ImmDt */
 
 struct mlx4_ib_dev {
-	struct ib_device	ib_dev;		/* first: ib_alloc_device() */
+	struct ib_device	ib_dev;		/* first: _ib_alloc_device() */
 	struct mlx4_dev		*dev;
 	struct mlx4_uar		*uar;		/* mlx4_core's kernel UAR */
 	void __iomem		*uar_map;
@@ -64,6 +64,9 @@ struct mlx4_ib_dev {
 	struct mutex		cap_mask_mutex;
 	/* QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock */
 	struct xarray		qps;
+	/* protects qp_list; taken before CQ locks, never inside them */
+	spinlock_t		reset_lock;
+	struct list_head	qp_list;	/* every QP, for the error flush */
 };
 
 struct mlx4_ib_pd {
@@ -93,6 +96,11 @@ struct mlx4_ib_cq {
 	u32			cons_index;
 	u32			nent;		/* a power of two */
 	atomic_t		arm_sn;		/* completion events seen */
+	/* QPs sending / receiving through this CQ, under lock */
+	struct list_head	send_qp_list;
+	struct list_head	recv_qp_list;
+	bool			flush_notify;	/* mlx4_ib_catas_flush() scratch */
+	struct list_head	notify_list;
 };
 
 struct mlx4_ib_wq {
@@ -133,6 +141,9 @@ struct mlx4_ib_qp {
 	u8			atomic_rd_en;	/* IB_ACCESS_REMOTE_* allowed */
 	u8			resp_depth;	/* max_dest_rd_atomic */
 	u32			send_psn;	/* QP0/QP1: next BTH PSN */
+	struct list_head	qps_list;	/* dev->qp_list */
+	struct list_head	cq_send_list;	/* send CQ's send_qp_list */
+	struct list_head	cq_recv_list;	/* receive CQ's recv_qp_list */
 };
 
 struct mlx4_ib_srq {
@@ -246,6 +257,10 @@ struct mlx4_hw_cqe *mlx4_ib_next_cqe(struct mlx4_ib_cq *cq, u32 n);
 
 /* poll.c */
 int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
+
+/* flush.c */
+int mlx4_ib_poll_sw_flush(struct mlx4_ib_cq *cq, int num_entries, struct ib_wc *wc);
+void mlx4_ib_catas_flush(struct mlx4_ib_dev *dev);
 
 /* qp.c */
 struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,

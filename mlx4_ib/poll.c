@@ -101,8 +101,7 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 	wc->dlid_path_bits = (g_rqpn >> 24) & 0x7f;
 	if (g_rqpn & MLX4_HW_CQE_GRH)
 		wc->wc_flags |= IB_WC_GRH;
-	if (qp->is_sqp)
-		wc->port_num = qp->port;
+	wc->port_num = qp->port;
 }
 
 /*
@@ -196,6 +195,12 @@ int mlx4_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		return -EINVAL;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	if (unlikely(mlx4_is_internal_error(dev->dev))) {
+		/* the card is dead: what is outstanding comes back flushed */
+		npolled = mlx4_ib_poll_sw_flush(cq, num_entries, wc);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return npolled;
+	}
 	start = cq->cons_index;
 	while (npolled < num_entries) {
 		ret = mlx4_ib_poll_one(dev, cq, wc + npolled);

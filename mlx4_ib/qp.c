@@ -233,6 +233,21 @@ static void mlx4_ib_free_qp_buf(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
 	mlx4_buf_free(dev->dev, qp->buf_size, &qp->buf);
 }
 
+/* The QP joins the device's and its CQs' lists (software flush). */
+static void mlx4_ib_qp_link(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp,
+			    struct mlx4_ib_cq *scq, struct mlx4_ib_cq *rcq)
+{
+	unsigned long flags, cq_flags;
+
+	spin_lock_irqsave(&dev->reset_lock, flags);
+	mlx4_ib_cq_lock_pair(scq, rcq, &cq_flags);
+	list_add_tail(&qp->qps_list, &dev->qp_list);
+	list_add_tail(&qp->cq_send_list, &scq->send_qp_list);
+	list_add_tail(&qp->cq_recv_list, &rcq->recv_qp_list);
+	mlx4_ib_cq_unlock_pair(scq, rcq, cq_flags);
+	spin_unlock_irqrestore(&dev->reset_lock, flags);
+}
+
 static int mlx4_ib_check_create(struct mlx4_ib_dev *dev, struct ib_qp_init_attr *attr)
 {
 	u64 flags = dev->dev->caps.flags;
@@ -342,6 +357,8 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 		goto err_xa;
 
 	mlx4_ib_qp_reset_queues(qp);
+	mlx4_ib_qp_link(dev, qp, to_mcq(attr->send_cq),
+			attr->recv_cq ? to_mcq(attr->recv_cq) : to_mcq(attr->send_cq));
 	qp->ibqp.qp_num = sqp ? (attr->qp_type == IB_QPT_GSI ? 1 : 0) : qpn;
 	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.port = sqp ? attr->port_num : 0;
@@ -374,29 +391,34 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	struct mlx4_ib_cq *scq = to_mcq(ibqp->send_cq);
 	struct mlx4_ib_cq *rcq = ibqp->recv_cq ? to_mcq(ibqp->recv_cq) : scq;
 	struct mlx4_ib_srq *srq = ibqp->srq ? to_msrq(ibqp->srq) : NULL;
-	unsigned long flags;
+	unsigned long flags, cq_flags;
 	void *context;
 	u32 qpn = qp->mqp.qpn;
 
 	mutex_lock(&qp->mutex);
-	if (qp->state != IB_QPS_RESET) {
+	if (qp->state != IB_QPS_RESET && !mlx4_is_internal_error(dev->dev)) {
 		context = kzalloc(MLX4_QP_CONTEXT_SIZE, GFP_KERNEL);
 		if (!context ||
 		    mlx4_qp_modify(dev->dev, &qp->mqp, mlx4_ib_to_hw_state(qp->state),
 				   MLX4_QP_STATE_RST, context, 0, 0))
 			mlx4_ib_warn(dev, "QP 0x%x: modify to RESET failed\n", qpn);
 		kfree(context);
-		qp->state = IB_QPS_RESET;
 	}
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	mutex_unlock(&qp->mutex);
 
 	/* no poller can find the QP after this and the cleaning below */
 	xa_erase(&dev->qps, qpn);
-	mlx4_ib_cq_lock_pair(scq, rcq, &flags);
+	spin_lock_irqsave(&dev->reset_lock, flags);
+	mlx4_ib_cq_lock_pair(scq, rcq, &cq_flags);
 	mlx4_ib_cq_clean(rcq, qpn, srq);
 	if (scq != rcq)
 		mlx4_ib_cq_clean(scq, qpn, NULL);
-	mlx4_ib_cq_unlock_pair(scq, rcq, flags);
+	list_del(&qp->qps_list);
+	list_del(&qp->cq_send_list);
+	list_del(&qp->cq_recv_list);
+	mlx4_ib_cq_unlock_pair(scq, rcq, cq_flags);
+	spin_unlock_irqrestore(&dev->reset_lock, flags);
 
 	mlx4_qp_free(dev->dev, &qp->mqp);
 	if (!qp->is_sqp)

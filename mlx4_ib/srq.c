@@ -204,6 +204,12 @@ int mlx4_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	int nreq, err = 0, i;
 
 	spin_lock_irqsave(&srq->lock, flags);
+	if (unlikely(mlx4_is_internal_error(srq->dev->dev))) {
+		mlx4_ib_warn_rl(srq->dev, "post_srq_recv: device in internal error\n");
+		*bad_wr = wr;
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -EIO;
+	}
 	for (nreq = 0; wr; nreq++, wr = wr->next) {
 		if (wr->num_sge < 0 || wr->num_sge > srq->max_gs ||
 		    (wr->num_sge && !wr->sg_list)) {

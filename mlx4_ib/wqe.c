@@ -233,6 +233,13 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	void *wqe;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (unlikely(mlx4_is_internal_error(dev->dev))) {
+		mlx4_ib_warn_rl(dev, "post_send: QP 0x%x: device in internal error\n",
+				ibqp->qp_num);
+		err = -EIO;
+		*bad_wr = wr;
+		goto out;
+	}
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT || state == IB_QPS_RTR) {
 		mlx4_ib_warn_rl(dev, "post_send: QP 0x%x in state %d\n", ibqp->qp_num, state);
@@ -316,6 +323,13 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
+	if (unlikely(mlx4_is_internal_error(dev->dev))) {
+		mlx4_ib_warn_rl(dev, "post_recv: QP 0x%x: device in internal error\n",
+				ibqp->qp_num);
+		err = -EIO;
+		*bad_wr = wr;
+		goto out;
+	}
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
 		mlx4_ib_warn_rl(dev, "post_recv: QP 0x%x in RESET\n", ibqp->qp_num);
 		err = -EINVAL;

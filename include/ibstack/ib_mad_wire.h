@@ -162,7 +162,7 @@ struct ib_pma_portcounters {
 	u8	port_xmit_constraint_errors;
 	u8	port_rcv_constraint_errors;
 	u8	reserved1;
-	u8	link_overrun_errors; /* local link integrity: 4 bits, excessive buffer overrun: 4 bits */
+	u8	link_overrun_errors;	/* local link integrity (4), buffer overrun (4) */
 	__be16	reserved2;
 	__be16	vl15_dropped;
 	__be32	port_xmit_data;

@@ -318,12 +318,18 @@ struct ib_event_handler {
 	struct list_head	list;
 };
 
-#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)		\
-	do {							\
-		(_ptr)->device = _device;			\
-		(_ptr)->handler = _handler;			\
-		INIT_LIST_HEAD(&(_ptr)->list);			\
-	} while (0)
+static inline void ib_init_event_handler(struct ib_event_handler *eh,
+					 struct ib_device *device,
+					 void (*handler)(struct ib_event_handler *,
+							 struct ib_event *))
+{
+	eh->device = device;
+	eh->handler = handler;
+	INIT_LIST_HEAD(&eh->list);
+}
+
+#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)	\
+	ib_init_event_handler(_ptr, _device, _handler)
 
 /* [sleep] */
 void ib_register_event_handler(struct ib_event_handler *event_handler);
@@ -862,15 +868,11 @@ static inline bool rdma_is_port_valid(const struct ib_device *dev, u32 port)
 	return port >= rdma_start_port(dev) && port <= rdma_end_port(dev);
 }
 
-#define rdma_for_each_port(dev, iter)					\
-	for ((iter) = rdma_start_port(dev); (iter) <= rdma_end_port(dev); (iter)++)
-
-/* [sleep] size: of the driver's structure, which starts with the ib_device */
+/*
+ * [sleep] size: of the driver's structure, which starts with its ib_device
+ * (container_of() the result); NULL without memory.
+ */
 struct ib_device *_ib_alloc_device(size_t size);
-#define ib_alloc_device(drv_struct, member)					\
-	container_of(_ib_alloc_device(sizeof(struct drv_struct) +		\
-				      BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, member))), \
-		     struct drv_struct, member)
 /* [sleep] before registration or after ib_unregister_device() */
 void ib_dealloc_device(struct ib_device *device);
 /*

@@ -96,7 +96,9 @@ fi
 
 # --- the shadow guard's negative tests ----------------------------------------
 if [ "$do_shadow" = 1 ]; then
+	t0=$SECONDS
 	"$top/tests/build/shadow.sh" "${releases[@]}"
+	note "shadow tests took $((SECONDS - t0))s"
 fi
 
 # --- our sources: files to look at --------------------------------------------
@@ -109,20 +111,38 @@ for d in $dirs; do
 done
 
 # --- checkpatch --strict ---------------------------------------------------------
+# Two groups at a time (two cores); results printed in order.
 if [ "$do_checkpatch" = 1 ]; then
-	groups=(include/ibstack scripts/compat-probes $dirs)
-	for g in "${groups[@]}"; do
-		[ -d "$top/$g" ] || continue
-		mapfile -t files < <(cd "$top" && find "$g" \( -name '*.c' -o -name '*.h' \) \
-			! -name '*.mod.c' | LC_ALL=C sort)
-		[ ${#files[@]} -gt 0 ] || continue
-		if out=$(cd "$top" && scripts/checkpatch.sh "${files[@]}" 2>&1); then
-			echo "PASS checkpatch $g: ${#files[@]} files clean (--strict)"
-		else
-			echo "FAIL checkpatch $g: $(grep -c . <<<"$out") findings (--strict):"
-			head -n 40 <<<"$out" | sed 's/^/    /'
+	t0=$SECONDS
+	cpdir=$(mktemp -d /tmp/ibstack-checkpatch.XXXXXX)
+	groups=()
+	for g in include/ibstack scripts/compat-probes $dirs; do
+		[ -d "$top/$g" ] && groups+=("$g")
+	done
+	running=0
+	for i in "${!groups[@]}"; do
+		g=${groups[i]}
+		(
+			mapfile -t files < <(cd "$top" && find "$g" \( -name '*.c' -o -name '*.h' \) \
+				! -name '*.mod.c' | LC_ALL=C sort)
+			[ ${#files[@]} -gt 0 ] || exit 0
+			if out=$(cd "$top" && scripts/checkpatch.sh "${files[@]}" 2>&1); then
+				echo "PASS checkpatch $g: ${#files[@]} files clean (--strict)"
+			else
+				echo "FAIL checkpatch $g: $(grep -c . <<<"$out") findings (--strict):"
+				head -n 40 <<<"$out" | sed 's/^/    /'
+			fi
+		) >"$cpdir/$i" 2>&1 &
+		running=$((running + 1))
+		if [ "$running" -ge 2 ]; then
+			wait -n
+			running=$((running - 1))
 		fi
 	done
+	wait
+	for i in "${!groups[@]}"; do cat "$cpdir/$i"; done
+	rm -rf "$cpdir"
+	note "checkpatch took $((SECONDS - t0))s"
 fi
 
 # --- rules of the source tree ------------------------------------------------------

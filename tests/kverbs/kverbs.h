@@ -222,6 +222,7 @@ int kv_case_mt_post(struct kv_self *s);
 int kv_case_sqd(struct kv_self *s);
 int kv_case_err_recover(struct kv_self *s);
 int kv_case_access(struct kv_self *s);
+int kv_case_big_mr(struct kv_self *s);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;

@@ -141,10 +141,10 @@ static int __init kv_init(void)
 	kv_debugfs = debugfs_create_dir("ibstack_kverbs", NULL);
 	ret = ib_register_client(&kv_client);
 	if (ret)
-		goto err_wq;
+		goto err_debugfs;
 	return 0;
 
-err_wq:
+err_debugfs:
 	debugfs_remove_recursive(kv_debugfs);
 	destroy_workqueue(kv_wq);
 	return ret;

@@ -289,6 +289,7 @@ static const struct kv_case kv_cases[] = {
 	{ "sqd", kv_case_sqd },
 	{ "err-recover", kv_case_err_recover },
 	{ "access", kv_case_access },
+	{ "big-mr", kv_case_big_mr },
 	{ "cq-overrun", kv_case_cq_overrun },
 };
 

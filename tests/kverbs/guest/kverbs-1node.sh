@@ -4,6 +4,7 @@
 # port 2 (tests/vm/run --stack ours with VMRUN_CX3_OPTS=auto-lid1=1,
 # auto-lid2=2, or under an SM): load ibstack_kverbs with selftest=1, wait
 # (bounded) for its summary, report each case as a PASS/FAIL line.
+# KVERBS_ROUNDS=N runs the cases N times (a soak test).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=kverbs-lib.sh
@@ -13,7 +14,7 @@ dev=mlx4_0
 limit=${KVERBS_TIMEOUT:-300}
 
 mark=$(kv_mark)
-if ! kv_load selftest=1; then
+if ! kv_load selftest=1 selftest_rounds="${KVERBS_ROUNDS:-1}"; then
 	fail "$t: load ibstack_kverbs" "insmod failed or no module for $KVER"
 	exit 0
 fi

@@ -37,7 +37,7 @@ while IFS=$'\t' read -r path type mode target; do
 			printf '%s\t%s\t-\t\n' "$path" "$mode"
 			continue
 		fi
-		v= err=
+		v="" err=""
 		{ IFS= read -r v <"$path"; } 2>"$raw.err" || [ -n "$v" ] || {
 			read -r err <"$raw.err"
 			[ -n "$err" ] && err="<error: ${err##*: }>"
