@@ -215,11 +215,11 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 		/* firmware that stops answering is as good as dead: recover */
 		if (op != MLX4_CMD_NOP && priv->loaded)
 			mlx4_enter_error_state(priv);
-	}
-	else if (err && err != -EIO)
+	} else if (err && err != -EIO) {
 		dev_err_ratelimited(&priv->dev.pdev->dev,
 				    "command 0x%x (in_mod 0x%x op_mod %u) failed: %d\n",
 				    op, in_mod, op_mod, err);
+	}
 out:
 	spin_lock_irq(&cmd->context_lock);
 	ctx->busy = false;

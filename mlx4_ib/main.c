@@ -175,6 +175,7 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 	ibdev->ib_dev.num_comp_vectors = dev->caps.num_comp_vectors;
 	ibdev->ib_dev.uverbs_cmd_mask = 0;
 	ibdev->ib_dev.driver_group = &mlx4_ib_attr_group;
+	ibdev->ib_dev.driver_groups = mlx4_ib_driver_groups;
 
 	err = ib_register_device(&ibdev->ib_dev, "mlx4_%d");
 	if (err) {

@@ -227,6 +227,9 @@ int mlx4_ib_init_node_data(struct mlx4_ib_dev *dev);
 /* sysfs.c */
 extern const struct attribute_group mlx4_ib_attr_group;
 
+/* hw_counters.c */
+extern const struct attribute_group *mlx4_ib_driver_groups[];
+
 /* pd.c */
 struct ib_pd *mlx4_ib_alloc_pd(struct ib_device *ibdev, struct ib_udata *udata);
 int mlx4_ib_dealloc_pd(struct ib_pd *pd);

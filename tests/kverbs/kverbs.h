@@ -105,6 +105,7 @@ struct kv_pair_opts {
 	int		cqe;		/* CQ size (0: 256) */
 	u8		rnr_retry;	/* 0: 7 (forever) */
 	bool		rnr_retry_set;	/* use rnr_retry even if 0 */
+	u32		create_flags;	/* enum ib_qp_create_flags */
 };
 
 /* kverbs_util.c: results */
@@ -223,6 +224,7 @@ int kv_case_sqd(struct kv_self *s);
 int kv_case_err_recover(struct kv_self *s);
 int kv_case_access(struct kv_self *s);
 int kv_case_big_mr(struct kv_self *s);
+int kv_case_mcast_loopback(struct kv_self *s);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;

@@ -102,7 +102,7 @@ static int kv_add(struct ib_device *dev)
 		return -ENOMEM;
 	kd->dev = dev;
 	INIT_WORK(&kd->work, kv_selftest_work);
-	INIT_IB_EVENT_HANDLER(&kd->eh, dev, kv_event);
+	ib_init_event_handler(&kd->eh, dev, kv_event);
 	ib_register_event_handler(&kd->eh);
 	kd->peer = kv_peer_add(dev, kv_debugfs);
 	ib_set_client_data(dev, &kv_client, kd);

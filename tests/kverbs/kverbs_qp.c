@@ -55,6 +55,7 @@ struct ib_qp *kv_qp_create(struct kv_run *r, struct kv_ep *ep, enum ib_qp_type t
 	ia.cap.max_recv_sge = srq ? 0 : o && o->max_recv_sge ? o->max_recv_sge : 4;
 	ia.cap.max_inline_data = o ? o->max_inline : 0;
 	ia.sq_sig_type = o ? o->sig : IB_SIGNAL_ALL_WR;
+	ia.create_flags = o ? o->create_flags : 0;
 	ia.qp_type = type;
 	qp = ib_create_qp(r->pd, &ia);
 	if (IS_ERR_OR_NULL(qp)) {

@@ -264,6 +264,7 @@ static const struct kv_case kv_cases[] = {
 	{ "uc", kv_case_uc },
 	{ "ud", kv_case_ud },
 	{ "mcast", kv_case_mcast },
+	{ "mcast-loopback", kv_case_mcast_loopback },
 	{ "srq", kv_case_srq },
 	{ "notify-next", kv_case_notify_next },
 	{ "notify-solicited", kv_case_notify_solicited },

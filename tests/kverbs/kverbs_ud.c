@@ -566,3 +566,113 @@ out:
 		ret = -EIO;
 	return ret;
 }
+
+/* A UD QP on port 1 that joins the group; flags at creation. */
+static int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
+			const union ib_gid *mgid, u16 mlid)
+{
+	struct kv_pair_opts o = { .create_flags = create_flags };
+	int ret, err;
+
+	ret = kv_ep_init(r, ep, 1, 0);
+	if (ret)
+		return ret;
+	ep->qp = kv_qp_create(r, ep, IB_QPT_UD, &o, NULL, NULL);
+	if (!ep->qp)
+		return -EIO;
+	ret = kv_qp_init(r, ep->qp, IB_QPT_UD, 1, KV_QKEY);
+	ret = ret ?: kv_qp_rtr_rts(r, ep->qp, IB_QPT_UD, 1, 0, 0, 0, 0x77, IB_MTU_256);
+	if (ret)
+		return ret;
+	err = ib_attach_mcast(ep->qp, mgid, mlid);
+	if (err)
+		return kv_fail(r, "ib_attach_mcast failed: %d", err);
+	return 0;
+}
+
+/*
+ * Multicast loopback: a member sending to its own group receives its own
+ * message, unless it was created with IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+ * the other member on the port receives it either way.
+ */
+int kv_case_mcast_loopback(struct kv_self *s)
+{
+	static const u8 mgid_raw[16] = {
+		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x4b, 0x56, 0, 2
+	};
+	const u16 mlid = 0xc043;
+	struct kv_run *r = &s->r;
+	struct kv_ep open = { 0 }, blocked = { 0 };
+	struct ib_ah_attr aa;
+	struct ib_ah *ah = NULL;
+	union ib_gid mgid;
+	struct ib_sge ss, rs;
+	struct ib_wc wc;
+	int ret;
+
+	memcpy(mgid.raw, mgid_raw, 16);
+	ret = kv_mc_member(r, &open, 0, &mgid, mlid);
+	ret = ret ?: kv_mc_member(r, &blocked, IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
+				  &mgid, mlid);
+	if (ret)
+		goto out;
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = mlid;
+	aa.port_num = 1;
+	aa.ah_flags = IB_AH_GRH;
+	aa.grh.dgid = mgid;
+	aa.grh.hop_limit = 1;
+	ah = ib_create_ah(r->pd, &aa);
+	if (IS_ERR_OR_NULL(ah)) {
+		ret = kv_fail(r, "multicast ib_create_ah failed: %ld",
+			      ah ? PTR_ERR(ah) : -EINVAL);
+		ah = NULL;
+		goto out;
+	}
+	kv_pattern_dev(&s->a, 0, 64, 131);
+	ss = kv_sge_dma(r, &s->a, 0, 64);
+	rs = kv_sge_mr(&s->b, 0, KV_GRH + 64);
+	ret = kv_recv(r, open.qp, 1, &rs, 1);
+	rs = kv_sge_mr(&s->b, 4096, KV_GRH + 64);
+	ret = ret ?: kv_recv(r, open.qp, 2, &rs, 1);
+	rs = kv_sge_mr(&s->b, 8192, KV_GRH + 64);
+	ret = ret ?: kv_recv(r, blocked.qp, 3, &rs, 1);
+	/* from the open member: both get it, itself included */
+	ret = ret ?: kv_ud_send(r, &open, ah, 0xffffff, KV_QKEY, 11, &ss, IB_WR_SEND);
+	ret = ret ?: kv_expect(r, &open.scq, "send of the open member", 11,
+			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	ret = ret ?: kv_expect(r, &open.rcq, "the open member's own message", 1,
+			       IB_WC_SUCCESS, IB_WC_RECV, &wc);
+	if (!ret && wc.src_qp != open.qp->qp_num)
+		ret = kv_fail(r, "own message: src_qp 0x%x", wc.src_qp);
+	ret = ret ?: kv_expect(r, &blocked.rcq, "the blocked member gets the other's", 3,
+			       IB_WC_SUCCESS, IB_WC_RECV, NULL);
+	if (ret)
+		goto out;
+	/* from the blocked member: only the open one gets it */
+	rs = kv_sge_mr(&s->b, 8192, KV_GRH + 64);
+	ret = kv_recv(r, blocked.qp, 4, &rs, 1);
+	ret = ret ?: kv_ud_send(r, &blocked, ah, 0xffffff, KV_QKEY, 12, &ss, IB_WR_SEND);
+	ret = ret ?: kv_expect(r, &blocked.scq, "send of the blocked member", 12,
+			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	ret = ret ?: kv_expect(r, &open.rcq, "the open member gets the blocked one's", 2,
+			       IB_WC_SUCCESS, IB_WC_RECV, &wc);
+	if (!ret && wc.src_qp != blocked.qp->qp_num)
+		ret = kv_fail(r, "src_qp 0x%x, want the blocked member 0x%x", wc.src_qp,
+			      blocked.qp->qp_num);
+	ret = ret ?: kv_expect_quiet(r, &blocked.rcq,
+				     "the blocked member's own message (loopback blocked)",
+				     KV_QUIET_MS);
+out:
+	if (ah && ib_destroy_ah(ah))
+		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (blocked.qp)
+		ib_detach_mcast(blocked.qp, &mgid, mlid);
+	if (open.qp)
+		ib_detach_mcast(open.qp, &mgid, mlid);
+	if (blocked.r && kv_ep_destroy(r, &blocked))
+		ret = -EIO;
+	if (open.r && kv_ep_destroy(r, &open))
+		ret = -EIO;
+	return ret;
+}

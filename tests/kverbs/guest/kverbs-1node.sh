@@ -7,7 +7,7 @@
 # KVERBS_ROUNDS=N runs the cases N times (a soak test).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=kverbs-lib.sh
+# shellcheck source-path=SCRIPTDIR source=kverbs-lib.sh
 . "$here/kverbs-lib.sh"
 t=kverbs
 dev=mlx4_0

@@ -9,7 +9,7 @@
 # per node).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=kverbs-lib.sh
+# shellcheck source-path=SCRIPTDIR source=kverbs-lib.sh
 . "$here/kverbs-lib.sh"
 t=kverbs-2node
 dev=mlx4_0

@@ -8,7 +8,7 @@
 # One card, port 1 cabled to port 2, auto-lid (as kverbs-1node.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=kverbs-lib.sh
+# shellcheck source-path=SCRIPTDIR source=kverbs-lib.sh
 . "$here/kverbs-lib.sh"
 t=kverbs-catas
 dev=mlx4_0

@@ -3,7 +3,7 @@
 # finding and loading ibstack_kverbs.ko, and turning its kernel log lines
 # into PASS/FAIL lines.
 # shellcheck shell=bash
-# shellcheck source=../../testbed/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=../../testbed/guest/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../testbed/guest/lib.sh"
 
 kv_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
