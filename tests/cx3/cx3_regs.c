@@ -69,6 +69,7 @@ static void cx3_clear(struct cx3_dev *dev)
 	dev->icm = cx3_icm_new();
 	memset(&dev->live, 0, sizeof(dev->live));
 	memset(&dev->hca, 0, sizeof(dev->hca));
+	memset(dev->node_desc, 0, sizeof(dev->node_desc));	/* SET_NODE's */
 	dev->fw_running = false;
 	dev->events = false;
 	dev->icm_size = 0;

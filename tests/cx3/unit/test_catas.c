@@ -104,6 +104,13 @@ int main(void)
 	cx3_bar2_write(&dev, 0x800, __builtin_bswap32(1u << 31 | 1), 4);
 	memset(gp(eq_buf) + 32, 0, 32 * 63);
 
+	/* SET_NODE: a node description the reset must forget */
+	memset(gp(mbox), 0, 64);
+	memcpy(gp(mbox), "before the error", 16);
+	out = 0;
+	check(post(&dev, mbox, 0, &out, 0x05a, 0) == 0 &&
+	      !strcmp(dev.node_desc, "before the error"), "SET_NODE sets the node description");
+
 	/* the internal error */
 	logs = 0;
 	cx3_raise_catas(&dev, 0x2d);
@@ -148,6 +155,7 @@ int main(void)
 	check(dev.port[0].state == CX3_PORT_DOWN && !dev.port[0].phy_enabled,
 	      "reset: ports down until INIT_PORT");
 	check(rd(&dev, CX3_OWNERSHIP) == 0, "reset: ownership free for the next driver");
+	check(!dev.node_desc[0], "reset: the node description SET_NODE gave is gone");
 
 	/* a fresh card: the whole bring-up again (INIT_HCA would be refused otherwise) */
 	out = 0;
