@@ -27,7 +27,8 @@ contains() {
 # cable PORT on|off: have the harness plug or pull this card's cable
 cable() {
 	rm -f /vmout/cable-done
-	echo "$1 $2" >/vmout/cable
+	# written aside, then renamed: the host must never read it half-written
+	echo "$1 $2" >/vmout/cable.tmp && mv /vmout/cable.tmp /vmout/cable
 	for _ in $(seq 150); do
 		[ -e /vmout/cable-done ] && { rm -f /vmout/cable-done; return 0; }
 		sleep 0.2
