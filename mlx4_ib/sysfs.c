@@ -17,7 +17,8 @@ static struct mlx4_ib_dev *dev_to_mdev(struct device *device)
 static ssize_t hw_rev_show(struct device *device, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%x\n", dev_to_mdev(device)->dev->caps.hw_rev);
+	/* NodeInfo's revision, as ib_core read it at registration */
+	return sysfs_emit(buf, "%x\n", dev_to_mdev(device)->ib_dev.attrs.hw_ver);
 }
 static DEVICE_ATTR_RO(hw_rev);
 
