@@ -55,7 +55,7 @@ pkgs=(
 	busybox-static cpio kmod xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags
 	opensm perftest iproute2 iputils-ping procps
-	sparse linux-source-6.1 dkms
+	sparse linux-source-6.1 dkms openssl
 	seabios qemu-system-data ipxe-qemu
 )
 missing=()
