@@ -387,54 +387,55 @@ int ib_find_cached_pkey(struct ib_device *device, u32 port, u16 pkey, u16 *index
 }
 EXPORT_SYMBOL(ib_find_cached_pkey);
 
-int ib_get_cached_lmc(struct ib_device *device, u32 port, u8 *lmc)
+/* [any] The port's scalar attributes (state, LID, LMC), read together. */
+static int ib_cached_port_scalars(struct ib_device *device, u32 port,
+				  enum ib_port_state *state, u32 *lid, u8 *lmc)
 {
 	struct ib_port_cache *pc;
 	unsigned long flags;
 
-	if (!device || !lmc)
-		return -EINVAL;
-	pc = ib_port_cache(device, port);
+	pc = device ? ib_port_cache(device, port) : NULL;
 	if (!pc)
 		return -EINVAL;
 	read_lock_irqsave(&pc->lock, flags);
+	*state = pc->state;
+	*lid = pc->lid;
 	*lmc = pc->lmc;
 	read_unlock_irqrestore(&pc->lock, flags);
 	return 0;
+}
+
+int ib_get_cached_lmc(struct ib_device *device, u32 port, u8 *lmc)
+{
+	enum ib_port_state state;
+	u32 lid;
+
+	return lmc ? ib_cached_port_scalars(device, port, &state, &lid, lmc) : -EINVAL;
 }
 EXPORT_SYMBOL(ib_get_cached_lmc);
 
 int ib_get_cached_port_state(struct ib_device *device, u32 port, enum ib_port_state *state)
 {
-	struct ib_port_cache *pc;
-	unsigned long flags;
+	u32 lid;
+	u8 lmc;
 
-	if (!device || !state)
-		return -EINVAL;
-	pc = ib_port_cache(device, port);
-	if (!pc)
-		return -EINVAL;
-	read_lock_irqsave(&pc->lock, flags);
-	*state = pc->state;
-	read_unlock_irqrestore(&pc->lock, flags);
-	return 0;
+	return state ? ib_cached_port_scalars(device, port, state, &lid, &lmc) : -EINVAL;
 }
 EXPORT_SYMBOL(ib_get_cached_port_state);
 
 int ib_get_cached_lid(struct ib_device *device, u32 port, u16 *lid)
 {
-	struct ib_port_cache *pc;
-	unsigned long flags;
+	enum ib_port_state state;
+	u32 lid32;
+	u8 lmc;
+	int ret;
 
-	if (!device || !lid)
+	if (!lid)
 		return -EINVAL;
-	pc = ib_port_cache(device, port);
-	if (!pc)
-		return -EINVAL;
-	read_lock_irqsave(&pc->lock, flags);
-	*lid = pc->lid;
-	read_unlock_irqrestore(&pc->lock, flags);
-	return 0;
+	ret = ib_cached_port_scalars(device, port, &state, &lid32, &lmc);
+	if (!ret)
+		*lid = lid32;
+	return ret;
 }
 EXPORT_SYMBOL(ib_get_cached_lid);
 
