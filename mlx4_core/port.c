@@ -2,7 +2,8 @@
 /*
  * InfiniBand ports at load: SET_PORT with the port's MTU and VL capability
  * and its default PortInfo capability mask.  The PHY itself (INIT_PORT and
- * CLOSE_PORT) is mlx4_ib's business (see /work/notes/api-changes.md).
+ * CLOSE_PORT) is mlx4_ib's business: it turns a port on when it adds the
+ * device, so ports come up before any MAD layer exists (mlx4_ib/main.c).
  */
 #include <linux/module.h>
 
