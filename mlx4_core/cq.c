@@ -97,15 +97,10 @@ int mlx4_cq_alloc(struct mlx4_dev *dev, int nent, struct mlx4_mtt *mtt,
 		return -EINVAL;
 	}
 
-	err = mlx4_bitmap_alloc(&priv->cq_table.bitmap, 1, 1, &cqn);
+	err = mlx4_obj_number_get(priv, &priv->cq_table.bitmap, &priv->cqc_table,
+				  &priv->cmpt_table[MLX4_CMPT_CQ], &cqn);
 	if (err)
 		return err;
-	err = mlx4_table_get(priv, &priv->cqc_table, cqn);
-	if (err)
-		goto err_cqn;
-	err = mlx4_table_get(priv, &priv->cmpt_table[MLX4_CMPT_CQ], cqn);
-	if (err)
-		goto err_cqc;
 
 	cq->cqn = cqn;
 	cq->vector = vector;
@@ -113,7 +108,7 @@ int mlx4_cq_alloc(struct mlx4_dev *dev, int nent, struct mlx4_mtt *mtt,
 	init_completion(&cq->free);
 	err = xa_insert_irq(&priv->cq_table.xa, cqn, cq, GFP_KERNEL);
 	if (err)
-		goto err_cmpt;
+		goto err_number;
 
 	mailbox = mlx4_alloc_cmd_mailbox(dev);
 	if (IS_ERR(mailbox)) {
@@ -135,12 +130,9 @@ int mlx4_cq_alloc(struct mlx4_dev *dev, int nent, struct mlx4_mtt *mtt,
 
 err_xa:
 	xa_erase_irq(&priv->cq_table.xa, cqn);
-err_cmpt:
-	mlx4_table_put(priv, &priv->cmpt_table[MLX4_CMPT_CQ], cqn);
-err_cqc:
-	mlx4_table_put(priv, &priv->cqc_table, cqn);
-err_cqn:
-	mlx4_bitmap_free(&priv->cq_table.bitmap, cqn, 1);
+err_number:
+	mlx4_obj_number_put(priv, &priv->cq_table.bitmap, &priv->cqc_table,
+			    &priv->cmpt_table[MLX4_CMPT_CQ], cqn);
 	return err;
 }
 EXPORT_SYMBOL(mlx4_cq_alloc);
@@ -159,9 +151,8 @@ void mlx4_cq_free(struct mlx4_dev *dev, struct mlx4_cq *cq)
 	mlx4_cq_put(cq);
 	wait_for_completion(&cq->free);
 
-	mlx4_table_put(priv, &priv->cmpt_table[MLX4_CMPT_CQ], cq->cqn);
-	mlx4_table_put(priv, &priv->cqc_table, cq->cqn);
-	mlx4_bitmap_free(&priv->cq_table.bitmap, cq->cqn, 1);
+	mlx4_obj_number_put(priv, &priv->cq_table.bitmap, &priv->cqc_table,
+			    &priv->cmpt_table[MLX4_CMPT_CQ], cq->cqn);
 }
 EXPORT_SYMBOL(mlx4_cq_free);
 

@@ -228,6 +228,41 @@ void mlx4_table_put(struct mlx4_priv *priv, struct mlx4_icm_table *t, u32 obj)
 }
 
 /* Objects start..end inclusive */
+/*
+ * A CQ or SRQ number with the ICM behind its context and its cMPT entry;
+ * mlx4_obj_number_put() undoes it in reverse.
+ */
+int mlx4_obj_number_get(struct mlx4_priv *priv, struct mlx4_bitmap *bitmap,
+			struct mlx4_icm_table *ctx, struct mlx4_icm_table *cmpt, u32 *num)
+{
+	int err;
+
+	err = mlx4_bitmap_alloc(bitmap, 1, 1, num);
+	if (err)
+		return err;
+	err = mlx4_table_get(priv, ctx, *num);
+	if (err)
+		goto err_num;
+	err = mlx4_table_get(priv, cmpt, *num);
+	if (err)
+		goto err_ctx;
+	return 0;
+
+err_ctx:
+	mlx4_table_put(priv, ctx, *num);
+err_num:
+	mlx4_bitmap_free(bitmap, *num, 1);
+	return err;
+}
+
+void mlx4_obj_number_put(struct mlx4_priv *priv, struct mlx4_bitmap *bitmap,
+			 struct mlx4_icm_table *ctx, struct mlx4_icm_table *cmpt, u32 num)
+{
+	mlx4_table_put(priv, cmpt, num);
+	mlx4_table_put(priv, ctx, num);
+	mlx4_bitmap_free(bitmap, num, 1);
+}
+
 int mlx4_table_get_range(struct mlx4_priv *priv, struct mlx4_icm_table *t,
 			 u32 start, u32 end)
 {

@@ -387,6 +387,10 @@ int mlx4_init_icm(struct mlx4_priv *priv);
 void mlx4_cleanup_icm(struct mlx4_priv *priv);
 int mlx4_table_get(struct mlx4_priv *priv, struct mlx4_icm_table *t, u32 obj);
 void mlx4_table_put(struct mlx4_priv *priv, struct mlx4_icm_table *t, u32 obj);
+int mlx4_obj_number_get(struct mlx4_priv *priv, struct mlx4_bitmap *bitmap,
+			struct mlx4_icm_table *ctx, struct mlx4_icm_table *cmpt, u32 *num);
+void mlx4_obj_number_put(struct mlx4_priv *priv, struct mlx4_bitmap *bitmap,
+			 struct mlx4_icm_table *ctx, struct mlx4_icm_table *cmpt, u32 num);
 int mlx4_table_get_range(struct mlx4_priv *priv, struct mlx4_icm_table *t,
 			 u32 start, u32 end);
 void mlx4_table_put_range(struct mlx4_priv *priv, struct mlx4_icm_table *t,

@@ -64,22 +64,17 @@ int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, struct mlx4_mtt *mtt, u64 db_r
 		return -EINVAL;
 	}
 
-	err = mlx4_bitmap_alloc(&priv->srq_table.bitmap, 1, 1, &srqn);
+	err = mlx4_obj_number_get(priv, &priv->srq_table.bitmap, &priv->srqc_table,
+				  &priv->cmpt_table[MLX4_CMPT_SRQ], &srqn);
 	if (err)
 		return err;
-	err = mlx4_table_get(priv, &priv->srqc_table, srqn);
-	if (err)
-		goto err_srqn;
-	err = mlx4_table_get(priv, &priv->cmpt_table[MLX4_CMPT_SRQ], srqn);
-	if (err)
-		goto err_srqc;
 
 	srq->srqn = srqn;
 	refcount_set(&srq->refcount, 1);
 	init_completion(&srq->free);
 	err = xa_insert_irq(&priv->srq_table.xa, srqn, srq, GFP_KERNEL);
 	if (err)
-		goto err_cmpt;
+		goto err_number;
 
 	mailbox = mlx4_alloc_cmd_mailbox(dev);
 	if (IS_ERR(mailbox)) {
@@ -105,12 +100,9 @@ int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, struct mlx4_mtt *mtt, u64 db_r
 
 err_xa:
 	xa_erase_irq(&priv->srq_table.xa, srqn);
-err_cmpt:
-	mlx4_table_put(priv, &priv->cmpt_table[MLX4_CMPT_SRQ], srqn);
-err_srqc:
-	mlx4_table_put(priv, &priv->srqc_table, srqn);
-err_srqn:
-	mlx4_bitmap_free(&priv->srq_table.bitmap, srqn, 1);
+err_number:
+	mlx4_obj_number_put(priv, &priv->srq_table.bitmap, &priv->srqc_table,
+			    &priv->cmpt_table[MLX4_CMPT_SRQ], srqn);
 	return err;
 }
 EXPORT_SYMBOL(mlx4_srq_alloc);
@@ -130,9 +122,8 @@ void mlx4_srq_free(struct mlx4_dev *dev, struct mlx4_srq *srq)
 	mlx4_srq_put(srq);
 	wait_for_completion(&srq->free);
 
-	mlx4_table_put(priv, &priv->cmpt_table[MLX4_CMPT_SRQ], srq->srqn);
-	mlx4_table_put(priv, &priv->srqc_table, srq->srqn);
-	mlx4_bitmap_free(&priv->srq_table.bitmap, srq->srqn, 1);
+	mlx4_obj_number_put(priv, &priv->srq_table.bitmap, &priv->srqc_table,
+			    &priv->cmpt_table[MLX4_CMPT_SRQ], srq->srqn);
 }
 EXPORT_SYMBOL(mlx4_srq_free);
 
