@@ -17,6 +17,7 @@
 #define IB_MGMT_MAD_DATA	232
 #define IB_SMP_DATA_SIZE	64
 #define IB_SMP_MAX_PATH_HOPS	64
+#define IB_MGMT_RMPP_DATA	220
 
 /* Management classes */
 #define IB_MGMT_CLASS_SUBN_LID_ROUTED		0x01
@@ -29,6 +30,10 @@
 #define IB_MGMT_CLASS_SNMP			0x08
 #define IB_MGMT_CLASS_VENDOR_RANGE2_START	0x30
 #define IB_MGMT_CLASS_VENDOR_RANGE2_END		0x4f
+#define IB_MGMT_CLASS_CONG_MGMT			0x21
+#define IB_MGMT_CLASS_BIS			0x12
+#define IB_MGMT_CLASS_DEVICE_ADM		0x10
+#define IB_MGMT_CLASS_BOOT_MGMT			0x11
 
 #define IB_MGMT_BASE_VERSION		1
 #define IB_MGMT_CLASS_VERSION		1
@@ -140,6 +145,87 @@ struct ib_smp {
 	u8	return_path[IB_SMP_MAX_PATH_HOPS];
 } __packed;
 
+/* RMPP (IBA 13.6): the header after the common MAD header of RMPP classes. */
+#define IB_MGMT_RMPP_VERSION		1
+#define IB_MGMT_RMPP_HDR		36	/* common + RMPP header */
+#define IB_MGMT_SA_HDR			56	/* common + RMPP + SA header */
+#define IB_MGMT_VENDOR_HDR		40	/* common + RMPP + OUI */
+#define IB_MGMT_DEVICE_HDR		64
+#define IB_MGMT_SA_DATA			200
+#define IB_MGMT_VENDOR_DATA		216
+#define IB_MGMT_DEVICE_DATA		192
+
+#define IB_MGMT_RMPP_TYPE_DATA		1
+#define IB_MGMT_RMPP_TYPE_ACK		2
+#define IB_MGMT_RMPP_TYPE_STOP		3
+#define IB_MGMT_RMPP_TYPE_ABORT		4
+
+#define IB_MGMT_RMPP_FLAG_ACTIVE	BIT(0)
+#define IB_MGMT_RMPP_FLAG_FIRST		BIT(1)
+#define IB_MGMT_RMPP_FLAG_LAST		BIT(2)
+
+#define IB_MGMT_RMPP_NO_RESPTIME	0x1f
+
+#define IB_MGMT_RMPP_STATUS_SUCCESS	0
+#define IB_MGMT_RMPP_STATUS_RESX	1
+#define IB_MGMT_RMPP_STATUS_ABORT_MIN	118
+#define IB_MGMT_RMPP_STATUS_T2L		118
+#define IB_MGMT_RMPP_STATUS_BAD_LEN	119
+#define IB_MGMT_RMPP_STATUS_BAD_SEG	120
+#define IB_MGMT_RMPP_STATUS_BADT	121
+#define IB_MGMT_RMPP_STATUS_W2S		122
+#define IB_MGMT_RMPP_STATUS_S2B		123
+#define IB_MGMT_RMPP_STATUS_BAD_STATUS	124
+#define IB_MGMT_RMPP_STATUS_UNV		125
+#define IB_MGMT_RMPP_STATUS_TMR		126
+#define IB_MGMT_RMPP_STATUS_UNSPEC	127
+#define IB_MGMT_RMPP_STATUS_ABORT_MAX	127
+
+struct ib_rmpp_hdr {
+	u8	rmpp_version;
+	u8	rmpp_type;
+	u8	rmpp_rtime_flags;	/* 7:3 response time, 2:0 flags */
+	u8	rmpp_status;
+	__be32	seg_num;
+	__be32	paylen_newwin;
+} __packed;
+
+struct ib_rmpp_mad {
+	struct ib_mad_hdr	mad_hdr;
+	struct ib_rmpp_hdr	rmpp_hdr;
+	u8			data[IB_MGMT_RMPP_DATA];
+} __packed;
+
+/* Vendor classes of range 2 (0x30-0x4f) carry an OUI after the RMPP header. */
+struct ib_vendor_mad {
+	struct ib_mad_hdr	mad_hdr;
+	struct ib_rmpp_hdr	rmpp_hdr;
+	u8			reserved;
+	u8			oui[3];
+	u8			data[IB_MGMT_VENDOR_DATA];
+} __packed;
+
+static inline u8 ib_get_rmpp_resptime(const struct ib_rmpp_hdr *rmpp_hdr)
+{
+	return rmpp_hdr->rmpp_rtime_flags >> 3;
+}
+
+static inline u8 ib_get_rmpp_flags(const struct ib_rmpp_hdr *rmpp_hdr)
+{
+	return rmpp_hdr->rmpp_rtime_flags & 0x7;
+}
+
+static inline void ib_set_rmpp_resptime(struct ib_rmpp_hdr *rmpp_hdr, u8 rtime)
+{
+	rmpp_hdr->rmpp_rtime_flags = ib_get_rmpp_flags(rmpp_hdr) | (rtime << 3);
+}
+
+static inline void ib_set_rmpp_flags(struct ib_rmpp_hdr *rmpp_hdr, u8 flags)
+{
+	rmpp_hdr->rmpp_rtime_flags = (rmpp_hdr->rmpp_rtime_flags & 0xf8) |
+				     (flags & 0x7);
+}
+
 /* Performance management: 40 reserved bytes precede the attribute data. */
 struct ib_pma_mad {
 	struct ib_mad_hdr	mad_hdr;
@@ -206,6 +292,8 @@ static inline void ibstack_mad_wire_size_checks(void)
 	BUILD_BUG_ON(sizeof(struct ib_pma_mad) != IB_MGMT_MAD_SIZE);
 	BUILD_BUG_ON(sizeof(struct ib_pma_portcounters) != 44);
 	BUILD_BUG_ON(sizeof(struct ib_grh) != 40);
+	BUILD_BUG_ON(sizeof(struct ib_rmpp_mad) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_vendor_mad) != IB_MGMT_MAD_SIZE);
 }
 
 #endif /* IBSTACK_IB_MAD_WIRE_H */
