@@ -133,3 +133,112 @@ kverbs_load() {
 	f=$(kverbs_ko) || { echo "no ibstack_kverbs.ko built for $KVER" >&2; return 1; }
 	insmod "$f" "$@"
 }
+
+# node_guid: this card's node GUID as the diags print it (0x0002c903...)
+node_guid() {
+	local g
+	read -r g <"$ibdev/node_guid"
+	echo "0x${g//:/}"
+}
+
+# my_lid PORT: a local port's LID, in decimal
+my_lid() {
+	local l
+	read -r l <"$ibdev/ports/$1/lid"
+	echo $((l))
+}
+
+# port_guid PORT: a local port's GUID (the low half of its GID 0)
+port_guid() {
+	local g
+	read -r g <"$ibdev/ports/$1/gids/0" || return 1
+	g=${g//:/}
+	echo "0x${g:16:16}"
+}
+
+# The subnet manager, as tests/vm/run --sm starts it (guest-init): one
+# opensm per local port it serves, bound to that port's GUID, with its own
+# cache directory and log in /vmout.
+# sm_pids [PORT]: the pids of the opensm processes on this node (of the
+# one bound to PORT's GUID only, if given)
+sm_pids() {
+	local d cmd want=
+	[ -n "${1:-}" ] && want=$(port_guid "$1")
+	for d in /proc/[0-9]*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = opensm ] || continue
+		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
+		[ -z "$want" ] || [[ " $cmd " == *" -g $want "* ]] || continue
+		echo "${d#/proc/}"
+	done
+}
+# sm_start PORT: start opensm on PORT (log /vmout/opensm[-portP].log, as
+# guest-init names them)
+sm_start() {
+	local p=$1 guid log=/vmout/opensm.log
+	guid=$(port_guid "$p") || return 1
+	[ "$p" = 1 ] || log=/vmout/opensm-port$p.log
+	mkdir -p "/var/cache/opensm-port$p"
+	echo "=== opensm started again at $(date +%T) on port $p ($guid)" >>"$log.out"
+	OSM_CACHE_DIR=/var/cache/opensm-port$p OSM_TMP_DIR=/var/cache/opensm-port$p \
+		setsid opensm -g "$guid" -f "$log" </dev/null >>"$log.out" 2>&1 &
+}
+# all_gone PID...: none of the processes is alive
+all_gone() {
+	local p
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 1
+	done
+	return 0
+}
+# sm_stop [PORT]: kill this node's opensm (the one on PORT only, if
+# given), as if it crashed (SIGKILL: opensm takes longer than 20 s to exit
+# after SIGTERM under TCG), and wait (bounded) until it is gone
+sm_stop() {
+	local pids
+	read -ra pids <<<"$(sm_pids "${1:-}" | tr '\n' ' ')"
+	[ ${#pids[@]} -gt 0 ] || return 0
+	kill -KILL "${pids[@]}"
+	wait_for 10 all_gone "${pids[@]}"
+}
+
+# peer_xchg TAG LINE: send LINE to the other node over the management
+# network ($PEER) and print the line it sent under the same TAG (node 1
+# listens, node 2 connects; bounded to XCHG_BOUND seconds, default 120);
+# a barrier too
+peer_xchg() {
+	/usr/bin/python3 - "$NODE" "$PEER" "$1" "$2" "${XCHG_BOUND:-120}" <<'PY'
+import socket
+import sys
+import time
+
+node, peer, tag, line, bound = sys.argv[1:6]
+port = 18000 + sum(map(ord, tag)) % 500
+end = time.time() + int(bound)
+if node == "1":
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("0.0.0.0", port))
+    srv.listen(1)
+    srv.settimeout(int(bound))
+    conn, _ = srv.accept()
+else:
+    while True:
+        try:
+            conn = socket.create_connection((peer, port), timeout=5)
+            break
+        except OSError:
+            if time.time() > end:
+                raise
+            time.sleep(0.3)
+conn.settimeout(int(bound))
+conn.sendall((line + "\n").encode())
+got = b""
+while not got.endswith(b"\n"):
+    chunk = conn.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+conn.close()
+print(got.decode().strip())
+PY
+}
