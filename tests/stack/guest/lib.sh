@@ -164,8 +164,10 @@ port_guid() {
 sm_pids() {
 	local d cmd want=
 	[ -n "${1:-}" ] && want=$(port_guid "$1")
+	# bash builtins only for every process: execs are slow under TCG
 	for d in /proc/[0-9]*; do
-		[ "$(cat "$d/comm" 2>/dev/null)" = opensm ] || continue
+		{ read -r cmd <"$d/comm"; } 2>/dev/null || continue
+		[ "$cmd" = opensm ] || continue
 		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
 		[ -z "$want" ] || [[ " $cmd " == *" -g $want "* ]] || continue
 		echo "${d#/proc/}"

@@ -14,8 +14,9 @@
 # as 0xH, every colon-joined hex group as as many h's (GIDs, GUIDs), and
 # every other run of decimal digits as 9.
 #
-# Then the checks that need the guest: node_desc is writable; the ports
-# are as the auto-lid test bed (auto-lid1=1,auto-lid2=2) makes them.
+# Then the checks that need the guest: node_desc is writable; under an SM
+# (tests/vm/run --sm, one node) the ports are ACTIVE with distinct LIDs and
+# the SM's port (port 1) as their SM LID.
 set -u
 . "$(dirname "$0")/lib.sh"
 t=${TESTNAME:-sysfs-tree}
@@ -97,13 +98,17 @@ is() {
 is node_type "1: CA"
 is ports/1/link_layer InfiniBand
 is ports/2/link_layer InfiniBand
-if [ "${AUTO_LID:-1}" = 1 ]; then
+if [ "${UNDER_SM:-1}" = 1 ]; then
 	is ports/1/state "4: ACTIVE"
 	is ports/2/state "4: ACTIVE"
 	is ports/1/phys_state "5: LinkUp"
-	is ports/1/lid 0x1
-	is ports/2/lid 0x2
+	is ports/2/phys_state "5: LinkUp"
 	is ports/1/lid_mask_count 0
+	l1=$(val ports/1/lid) l2=$(val ports/2/lid)
+	expect "$t: the ports have distinct non-zero LIDs ($l1, $l2)" \
+		[ $((l1)) -gt 0 -a $((l2)) -gt 0 -a $((l1)) != $((l2)) ]
+	is ports/1/sm_lid "$l1"
+	is ports/2/sm_lid "$l1"
 fi
 is ports/1/pkeys/0 0xffff
 is ports/2/pkeys/0 0xffff
