@@ -6,7 +6,8 @@
  *
  *   umadtest [-s ours|inbox] [-p PORT] [-n NAME] TEST...
  *
- * TESTs: sysfs basic bad agents dup timeout flood rmpp issm removal.
+ * TESTs: sysfs basic bad agents dup timeout flood rmpp rmpp-loop issm
+ * removal.
  * -p: the port the MADs go out of (default 1); -s ours enables the checks
  * of behaviour only our stack has (documented where they are).  Prints one
  * "PASS NAME: what" or "FAIL NAME: what: why" line per check.
@@ -745,6 +746,82 @@ static void t_rmpp(void)
 	close(fd);
 }
 
+/*
+ * Kernel RMPP both ways without an SM: port 1 sends a vendor-class (0x30,
+ * range 2) Set of 3000 data bytes, segmented by the kernel (the user sets
+ * RMPP ACTIVE); port 2's agent gets it reassembled: first a buffer of one
+ * MAD (ENOSPC, the full length in the header), then the whole message,
+ * every byte in order.
+ */
+static void t_rmpp_loop(void)
+{
+	enum { DATA = 3000, VHDR = 40 };
+	int tx = open_umad(1), rx = open_umad(2), ta, ra, r, i, bad = -1;
+	uint32_t methods[4] = { 1u << 2 };	/* Set */
+	long lid2 = read_num("/sys/class/infiniband/mlx4_0/ports/2/lid");
+	uint32_t tid = next_tid++;
+	struct ib_user_mad_reg_req req;
+	uint8_t *msg, *in;
+	struct umad u;
+	int len;
+
+	memset(&req, 0, sizeof(req));
+	req.qpn = 1;
+	req.mgmt_class = 0x30;
+	req.mgmt_class_version = 1;
+	req.rmpp_version = 1;
+	req.oui[0] = 0x00;
+	req.oui[1] = 0x14;
+	req.oui[2] = 0x05;
+	ta = ioctl(tx, IB_USER_MAD_REGISTER_AGENT, &req) ? -errno : (int)req.id;
+	memcpy(req.method_mask, methods, sizeof(req.method_mask));
+	ra = ioctl(rx, IB_USER_MAD_REGISTER_AGENT, &req) ? -errno : (int)req.id;
+	result(ta >= 0 && ra >= 0, "vendor class 0x30 agents with RMPP on ports 1 and 2",
+	       "%d %d", ta, ra);
+	if (ta < 0 || ra < 0)
+		return;
+
+	msg = calloc(1, HDR + VHDR + DATA);
+	in = calloc(1, HDR + VHDR + DATA + 64);
+	addr((struct umad *)msg, ta, lid2, 1, 0, 3);
+	mad_hdr(msg + HDR, 0x30, 1, 0x02, tid, 0x0010, 0);
+	msg[HDR + 24] = 1;		/* RMPP version */
+	msg[HDR + 25] = 1;		/* DATA */
+	msg[HDR + 26] = 0x01;		/* ACTIVE: the kernel segments it */
+	msg[HDR + 37] = 0x00;
+	msg[HDR + 38] = 0x14;
+	msg[HDR + 39] = 0x05;
+	for (i = 0; i < DATA; i++)
+		msg[HDR + VHDR + i] = (uint8_t)(i * 7 + i / 256);
+	r = send_mad(tx, msg, HDR + VHDR + DATA);
+	result(!r, "write of a 3040-byte RMPP message (ACTIVE set)", "%s", strerror(-r));
+
+	r = recv_mad(rx, &u, sizeof(u), 10000);
+	len = u.hdr.length;
+	result(r == -ENOSPC && len == HDR + VHDR + DATA,
+	       "receiver: read into one MAD's room: ENOSPC, length header + 3040",
+	       "read %d (%s), length %d", r, r < 0 ? strerror(-r) : "", len);
+	r = recv_mad(rx, in, HDR + VHDR + DATA + 64, 1000);
+	for (i = 0; r == HDR + VHDR + DATA && i < DATA; i++)
+		if (in[HDR + VHDR + i] != (uint8_t)(i * 7 + i / 256)) {
+			bad = i;
+			break;
+		}
+	result(r == HDR + VHDR + DATA && bad < 0 && in[HDR + 3] == 0x02 &&
+	       (uint32_t)be64toh(*(uint64_t *)(in + HDR + 8)) == tid &&
+	       ((struct umad *)in)->hdr.id == (uint32_t)ra,
+	       "receiver: read again: the whole message, every byte in order",
+	       "read %d, first bad byte %d, method 0x%x", r, bad, in[HDR + 3]);
+	/* the sender's send completes without a response: nothing to read */
+	r = recv_mad(tx, &u, sizeof(u), 500);
+	result(r == -ETIME, "sender: nothing comes back for a send without timeout",
+	       "read %d status %u", r, u.hdr.status);
+	free(msg);
+	free(in);
+	close(tx);
+	close(rx);
+}
+
 /* issmN of a port no SM uses: IsSM while open, exclusive. */
 static void t_issm(void)
 {
@@ -788,15 +865,25 @@ static void t_issm(void)
 }
 
 /*
- * The device goes away (mlx4_ib unloaded) under an open file: every
- * operation fails with EIO, poll says POLLERR; close works.
+ * The device goes away under an open file (REMOVE_CMD, default mlx4_ib
+ * unloaded; a catastrophic error does it too): every operation fails with
+ * EIO, poll says POLLERR, close works; after RESTORE_CMD (default mlx4_ib
+ * loaded again) a new file of the port works.
  */
 static void t_removal(void)
 {
+	const char *remove_cmd = getenv("REMOVE_CMD");
+	const char *restore_cmd = getenv("RESTORE_CMD");
+	struct pollfd pfd;
 	struct good g;
 	struct umad u;
-	int r, id = 0;
+	char what[256];
+	int r, i, id = 0;
 
+	if (!remove_cmd)
+		remove_cmd = "modprobe -r mlx4_ib";
+	if (!restore_cmd)
+		restore_cmd = "modprobe mlx4_ib";
 	if (good_open(&g)) {
 		result(0, "open before the removal", "%s", strerror(errno));
 		return;
@@ -809,26 +896,47 @@ static void t_removal(void)
 	mad_hdr(u.mad, 0x01, 1, 1, next_tid++, 0x0015, 0);
 	send_mad(g.fd, &u, HDR + MAD_SIZE);
 
-	r = system("modprobe -r mlx4_ib");
-	result(r == 0, "modprobe -r mlx4_ib with a umad file open", "exit %d", r);
+	r = system(remove_cmd);
+	snprintf(what, sizeof(what), "'%s' with a umad file open", remove_cmd);
+	result(r == 0, what, "exit %d", r);
+	/* the removal may follow later (a catastrophic error's recovery) */
+	for (i = 0; i < 600; i++) {
+		pfd = (struct pollfd){ .fd = g.fd, .events = POLLIN | POLLOUT };
+		r = poll(&pfd, 1, 0);
+		if (r == 1 && (pfd.revents & POLLERR))
+			break;
+		usleep(100000);
+	}
+	result(r == 1 && (pfd.revents & POLLERR), "poll after removal: POLLERR",
+	       "returned %d revents 0x%x", r, pfd.revents);
 	r = read(g.fd, &u, sizeof(u));
 	result(r < 0 && errno == EIO, "read after removal: EIO", "returned %d (%s)", r,
 	       strerror(errno));
 	dr_smp(&u, g.dr, next_tid++, 0x0011);
 	r = send_mad(g.fd, &u, HDR + MAD_SIZE);
 	result(r == -EIO, "write after removal: EIO", "%s", strerror(-r));
-	struct pollfd pfd = { .fd = g.fd, .events = POLLIN | POLLOUT };
-
-	r = poll(&pfd, 1, 0);
-	result(r == 1 && (pfd.revents & POLLERR), "poll after removal: POLLERR",
-	       "returned %d revents 0x%x", r, pfd.revents);
 	r = reg_agent(g.fd, 0, 0x81, 1, 0, NULL);
 	result(r < 0, "register after removal fails", "got id %d", r);
 	r = ioctl(g.fd, IB_USER_MAD_UNREGISTER_AGENT, &id);
 	printf("%s: unregister after removal: %d (%s)\n", name, r, r ? strerror(errno) : "ok");
 	result(close(g.fd) == 0, "close after removal", "%s", strerror(errno));
-	r = system("modprobe mlx4_ib");
-	result(r == 0, "modprobe mlx4_ib again", "exit %d", r);
+
+	r = system(restore_cmd);
+	snprintf(what, sizeof(what), "'%s'", restore_cmd);
+	result(r == 0, what, "exit %d", r);
+	for (i = 0; i < 900; i++) {
+		if (umad_index(port) >= 0 &&
+		    read_num("/sys/class/infiniband/mlx4_0/ports/%d/state", port) == 4)
+			break;
+		usleep(100000);
+	}
+	result(i < 900, "the port is back, ACTIVE, with its umad device", "after %d s", i / 10);
+	if (good_open(&g)) {
+		result(0, "open after the device came back", "%s", strerror(errno));
+		return;
+	}
+	good_check(&g, "a new file after the device came back");
+	close(g.fd);
 }
 
 int main(int argc, char **argv)
@@ -865,6 +973,8 @@ int main(int argc, char **argv)
 			t_flood(3000);
 		else if (!strcmp(t, "rmpp"))
 			t_rmpp();
+		else if (!strcmp(t, "rmpp-loop"))
+			t_rmpp_loop();
 		else if (!strcmp(t, "issm"))
 			t_issm();
 		else if (!strcmp(t, "removal"))

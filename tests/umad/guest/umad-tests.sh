@@ -4,6 +4,8 @@
 #   UMADTEST  the tool (tests/umad/umadtest.c, built on the host)
 #   STACK     ours|inbox (our-stack-only checks with ours)
 #   TESTS     the tool's tests (default: all but removal)
+#   CATAS     1: then the removal test again, the device taken away by a
+#             catastrophic error of the card (and brought back by the driver)
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
 # Prints PASS/FAIL lines.
 set -u
@@ -12,7 +14,7 @@ set -u
 t=${TESTNAME:-umad}
 stack=${STACK:-ours}
 tool=${UMADTEST:?UMADTEST: the umadtest binary}
-tests=${TESTS:-sysfs basic bad agents timeout dup flood rmpp issm}
+tests=${TESTS:-sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm}
 
 # /sys/class/infiniband_mad as upstream lays it out (checked against the
 # inbox stack: the same list is expected there)
@@ -33,6 +35,11 @@ expect "$t: abi_version, ibdev and port are 444 ($modes)" [ "$modes" = "444 444 
 
 # shellcheck disable=SC2086
 "$tool" -s "$stack" -n "$t" $tests
+
+if [ "${CATAS:-0}" = 1 ]; then
+	REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'" \
+		RESTORE_CMD=true "$tool" -s "$stack" -n "$t: catas" removal
+fi
 
 if [ "${UNLOAD:-0}" = 1 ]; then
 	expect "$t: modprobe -r ib_umad once every file is closed" modprobe -r ib_umad
