@@ -91,5 +91,5 @@ cp "$samples" /vmout/failover-ports.log
 # the diags still work, from both nodes
 OUT=/vmout/diags-failover DIAGS=short TESTNAME="$t: after" "$(dirname "$0")/diags.sh"
 # node 2's opensm keeps running until both are done
-peer_xchg done 1 >/dev/null
+peer_xchg finished 1 >/dev/null
 exit 0

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers for the stack tests' guest scripts, on top of the test bed's
 # (pass, fail, expect, contains, cable, wait_for).
 # shellcheck source=../../testbed/guest/lib.sh
