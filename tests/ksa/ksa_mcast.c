@@ -50,9 +50,14 @@ static int ksa_mc_cb(int status, struct ib_sa_multicast *mc)
 	return 0;
 }
 
-/* a join that creates a group: every component the SA needs for that */
+/*
+ * A join that creates a group: every component the SA needs for that.
+ * For a group whose MGID the SA picks, scope is that MGID's scope: site
+ * (5) for A, as opensm refuses requests naming one of its own link-local
+ * (2) MGIDs, so a new SM could not re-create such a group on rejoin.
+ */
 static ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx,
-				      const union ib_gid *mgid,
+				      const union ib_gid *mgid, u8 scope,
 				      struct ib_sa_mcmember_rec *rec)
 {
 	memset(rec, 0, sizeof(*rec));
@@ -63,7 +68,7 @@ static ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx,
 	rec->sl = 0;
 	rec->flow_label = 0;
 	rec->traffic_class = 0;
-	rec->scope = 2;
+	rec->scope = scope;
 	rec->join_state = IB_SA_JOIN_FULL_MEMBER;
 	return IB_SA_MCMEMBER_REC_MGID | IB_SA_MCMEMBER_REC_PORT_GID |
 	       IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_PKEY |
@@ -155,7 +160,7 @@ void ksa_mcast_join(struct ksa_ctx *ctx)
 			return;
 		}
 
-	mask = ksa_create_rec(ctx, &zero, &rec);
+	mask = ksa_create_rec(ctx, &zero, 5, &rec);
 	if (!ksa_join_one(ctx, KSA_A, &rec, mask))
 		return;
 	ksa_check_rec(ctx, KSA_A);
@@ -176,7 +181,7 @@ void ksa_mcast_join(struct ksa_ctx *ctx)
 			  ksa_members[KSA_A].mc->rec.mlid);
 	}
 
-	mask = ksa_create_rec(ctx, &ksa_mgid_c, &rec);
+	mask = ksa_create_rec(ctx, &ksa_mgid_c, 2, &rec);
 	if (ksa_join_one(ctx, KSA_C, &rec, mask)) {
 		ksa_check_rec(ctx, KSA_C);
 		ksa_check(ctx, !memcmp(&ksa_members[KSA_C].mc->rec.mgid,
