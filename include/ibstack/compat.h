@@ -77,6 +77,23 @@ static inline struct class *ibstack_class_create(const char *name)
 #define IBSTACK_CLASS_DEVNODE_DEV struct device
 #endif
 
+/*
+ * The arguments of struct class_attribute's show() and store(): the class
+ * is const since 6.4, the attribute later (6.12 has both).  Declare them as
+ *	static ssize_t foo_show(IBSTACK_CLASS_ATTR_CLASS *class,
+ *				IBSTACK_CLASS_ATTR_ATTR *attr, char *buf);
+ */
+#if defined(IBSTACK_HAVE_CLASS_ATTR_CONST_ATTR)
+#define IBSTACK_CLASS_ATTR_CLASS const struct class
+#define IBSTACK_CLASS_ATTR_ATTR const struct class_attribute
+#elif defined(IBSTACK_HAVE_CLASS_ATTR_CONST_CLASS)
+#define IBSTACK_CLASS_ATTR_CLASS const struct class
+#define IBSTACK_CLASS_ATTR_ATTR struct class_attribute
+#else
+#define IBSTACK_CLASS_ATTR_CLASS struct class
+#define IBSTACK_CLASS_ATTR_ATTR struct class_attribute
+#endif
+
 /* --- timers -------------------------------------------------------------- */
 
 /* timer_delete_sync() (6.2+, in later 6.1.y); del_timer_sync() before. */

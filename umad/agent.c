@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ib_umad: the ioctls of umadN: MAD agents registered and unregistered on
+ * the port (at most UMAD_MAX_AGENTS per file, numbered 0..31 in the file),
+ * and the choice of the 64-byte header.
+ */
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/nospec.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include "umad_priv.h"
+
+/* What one registration asks for, from either REGISTER ioctl. */
+struct umad_reg {
+	u32			qpn;
+	u32			flags;		/* enum ib_mad_reg_flags */
+	u8			rmpp_version;
+	bool			has_class;	/* else send-only */
+	struct ib_mad_reg_req	req;
+};
+
+/* Registers the agent and returns its id in the file (or -errno). */
+static int umad_register(struct umad_file *file, struct umad_reg *reg)
+{
+	struct umad_port *port = file->port;
+	struct ib_mad_agent *agent;
+	int id, ret;
+
+	lockdep_assert_held(&port->file_mutex);
+	if (!port->ib_dev)
+		return -EPIPE;	/* the device is gone */
+	if (reg->qpn > 1) {
+		dev_notice_ratelimited(&port->dev, "%s: bad QPN %u\n",
+				       current->comm, reg->qpn);
+		return -EINVAL;
+	}
+
+	mutex_lock(&file->mutex);
+	for (id = 0; id < UMAD_MAX_AGENTS; id++)
+		if (!umad_get_agent(file, id))
+			break;
+	mutex_unlock(&file->mutex);
+	if (id == UMAD_MAX_AGENTS) {
+		dev_notice_ratelimited(&port->dev, "%s: all %d agents in use\n",
+				       current->comm, UMAD_MAX_AGENTS);
+		return -ENOMEM;	/* upstream's errno */
+	}
+
+	/* handlers may run at once: they find the agent only once it is set */
+	agent = ib_register_mad_agent(port->ib_dev, port->port_num,
+				      reg->qpn ? IB_QPT_GSI : IB_QPT_SMI,
+				      reg->has_class ? &reg->req : NULL,
+				      reg->rmpp_version, umad_send_handler,
+				      umad_recv_handler, file, reg->flags);
+	if (IS_ERR(agent))
+		return PTR_ERR(agent);
+
+	mutex_lock(&file->mutex);
+	if (file->agents_dead) {
+		ret = -EIO;
+	} else {
+		file->agent[id] = agent;
+		ret = id;
+	}
+	mutex_unlock(&file->mutex);
+	if (ret < 0)
+		ib_unregister_mad_agent(agent);
+	return ret;
+}
+
+/* Undoes umad_register() when the id cannot be given back to the caller. */
+static void umad_unregister_id(struct umad_file *file, u32 id)
+{
+	struct ib_mad_agent *agent;
+
+	mutex_lock(&file->mutex);
+	agent = umad_get_agent(file, id);
+	if (agent)
+		file->agent[id] = NULL;
+	mutex_unlock(&file->mutex);
+	if (agent)
+		ib_unregister_mad_agent(agent);
+}
+
+/*
+ * After the first registration the header size is fixed; a process that
+ * did not ask for the 64-byte header (ENABLE_PKEY) uses the old ABI.
+ */
+static void umad_first_use(struct umad_file *file, bool new_abi)
+{
+	mutex_lock(&file->mutex);
+	if (!file->already_used) {
+		file->already_used = true;
+		if (new_abi)
+			file->use_pkey_index = true;
+		if (!file->use_pkey_index)
+			dev_notice_ratelimited(&file->port->dev,
+					       "%s uses the old ABI without P_Key indexes\n",
+					       current->comm);
+	}
+	mutex_unlock(&file->mutex);
+}
+
+static long umad_reg_agent(struct umad_file *file, void __user *arg,
+			   bool compat)
+{
+	struct ib_user_mad_reg_req ureq;
+	struct umad_reg reg = {};
+	int id;
+	long ret;
+
+	if (copy_from_user(&ureq, arg, sizeof(ureq)))
+		return -EFAULT;
+	reg.qpn = ureq.qpn;
+	reg.rmpp_version = ureq.rmpp_version;
+	if (ureq.mgmt_class) {
+		const u32 *mm = (const u32 *)ureq.method_mask;
+
+		reg.has_class = true;
+		reg.req.mgmt_class = ureq.mgmt_class;
+		reg.req.mgmt_class_version = ureq.mgmt_class_version;
+		memcpy(reg.req.oui, ureq.oui, sizeof(reg.req.oui));
+		/* 128 bits: 32-bit words from a compat caller, else longs */
+		if (compat)
+			bitmap_from_arr32(reg.req.method_mask, mm,
+					  IB_MGMT_MAX_METHODS);
+		else
+			memcpy(reg.req.method_mask, ureq.method_mask,
+			       sizeof(reg.req.method_mask));
+	}
+
+	mutex_lock(&file->port->file_mutex);
+	id = umad_register(file, &reg);
+	if (id < 0) {
+		ret = id;
+		goto out;
+	}
+	if (put_user((u32)id, (u32 __user *)(arg + offsetof(struct ib_user_mad_reg_req, id)))) {
+		umad_unregister_id(file, id);
+		ret = -EFAULT;
+		goto out;
+	}
+	umad_first_use(file, false);
+	ret = 0;
+out:
+	mutex_unlock(&file->port->file_mutex);
+	return ret;
+}
+
+static long umad_reg_agent2(struct umad_file *file, void __user *arg)
+{
+	struct ib_user_mad_reg_req2 ureq;
+	struct umad_reg reg = {};
+	int id;
+	long ret;
+
+	if (copy_from_user(&ureq, arg, sizeof(ureq)))
+		return -EFAULT;
+	if (ureq.flags & ~IB_USER_MAD_REG_FLAGS_CAP) {
+		dev_notice_ratelimited(&file->port->dev,
+				       "%s: unsupported registration flags 0x%x (supported 0x%x)\n",
+				       current->comm, ureq.flags,
+				       IB_USER_MAD_REG_FLAGS_CAP);
+		if (put_user((u32)IB_USER_MAD_REG_FLAGS_CAP,
+			     (u32 __user *)(arg + offsetof(struct ib_user_mad_reg_req2, flags))))
+			return -EFAULT;
+		return -EINVAL;
+	}
+	if (ureq.oui & 0xff000000)
+		return -EINVAL;
+	reg.qpn = ureq.qpn;
+	reg.rmpp_version = ureq.rmpp_version;
+	if (ureq.flags & IB_USER_MAD_USER_RMPP)
+		reg.flags |= IB_MAD_USER_RMPP;
+	if (ureq.mgmt_class) {
+		reg.has_class = true;
+		reg.req.mgmt_class = ureq.mgmt_class;
+		reg.req.mgmt_class_version = ureq.mgmt_class_version;
+		reg.req.oui[0] = (ureq.oui >> 16) & 0xff;
+		reg.req.oui[1] = (ureq.oui >> 8) & 0xff;
+		reg.req.oui[2] = ureq.oui & 0xff;
+		bitmap_from_arr64(reg.req.method_mask, ureq.method_mask,
+				  IB_MGMT_MAX_METHODS);
+	}
+
+	mutex_lock(&file->port->file_mutex);
+	id = umad_register(file, &reg);
+	if (id < 0) {
+		ret = id;
+		goto out;
+	}
+	if (put_user((u32)id, (u32 __user *)(arg + offsetof(struct ib_user_mad_reg_req2, id)))) {
+		umad_unregister_id(file, id);
+		ret = -EFAULT;
+		goto out;
+	}
+	umad_first_use(file, true);
+	ret = 0;
+out:
+	mutex_unlock(&file->port->file_mutex);
+	return ret;
+}
+
+static long umad_unreg_agent(struct umad_file *file, u32 __user *arg)
+{
+	struct ib_mad_agent *agent;
+	u32 id;
+
+	if (get_user(id, arg))
+		return -EFAULT;
+	if (id >= UMAD_MAX_AGENTS)
+		return -EINVAL;
+	id = array_index_nospec(id, UMAD_MAX_AGENTS);
+
+	mutex_lock(&file->port->file_mutex);
+	mutex_lock(&file->mutex);
+	agent = umad_get_agent(file, id);
+	if (agent)
+		file->agent[id] = NULL;
+	mutex_unlock(&file->mutex);
+	if (agent)
+		ib_unregister_mad_agent(agent);
+	mutex_unlock(&file->port->file_mutex);
+	return agent ? 0 : -EINVAL;
+}
+
+/* The 64-byte header; only before the first registration. */
+static long umad_enable_pkey(struct umad_file *file)
+{
+	long ret = 0;
+
+	mutex_lock(&file->mutex);
+	if (file->already_used)
+		ret = -EINVAL;
+	else
+		file->use_pkey_index = true;
+	mutex_unlock(&file->mutex);
+	return ret;
+}
+
+static long umad_do_ioctl(struct file *filp, unsigned int cmd,
+			  void __user *arg, bool compat)
+{
+	struct umad_file *file = filp->private_data;
+
+	switch (cmd) {
+	case IB_USER_MAD_REGISTER_AGENT:
+		return umad_reg_agent(file, arg, compat);
+	case IB_USER_MAD_UNREGISTER_AGENT:
+		return umad_unreg_agent(file, arg);
+	case IB_USER_MAD_ENABLE_PKEY:
+		return umad_enable_pkey(file);
+	case IB_USER_MAD_REGISTER_AGENT2:
+		return umad_reg_agent2(file, arg);
+	default:
+		return -ENOIOCTLCMD;	/* ENOTTY for the caller */
+	}
+}
+
+long umad_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return umad_do_ioctl(filp, cmd, (void __user *)arg, false);
+}
+
+#ifdef CONFIG_COMPAT
+long umad_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	return umad_do_ioctl(filp, cmd, compat_ptr(arg), true);
+}
+#endif
