@@ -514,6 +514,9 @@ void sa_mcast_rejoin_port(struct sa_port *port)
 	struct sa_mc_group *group;
 
 	mutex_lock(&port->mc_mutex);
+	if (!list_empty(&port->groups))
+		pr_info(SA_PFX "%s port %u: new SM, LID or reregistration: rejoining multicast groups\n",
+			dev_name(&port->sa_dev->device->dev), port->port_num);
 	list_for_each_entry(group, &port->groups, list) {
 		mutex_lock(&group->lock);
 		group->rejoin = true;

@@ -140,6 +140,8 @@ void sa_event_handler(struct ib_event_handler *handler, struct ib_event *event)
 	if (p < sa_dev->start_port || p - sa_dev->start_port >= sa_dev->num_ports)
 		return;
 	port = &sa_dev->port[p - sa_dev->start_port];
+	dev_dbg(&sa_dev->device->dev, "ib_sa: port %u: %s\n", p,
+		ib_event_msg(event->event));
 	if (event->event != IB_EVENT_PORT_ERR &&
 	    event->event != IB_EVENT_PKEY_CHANGE)
 		set_bit(SA_PENDING_REJOIN, &port->pending);

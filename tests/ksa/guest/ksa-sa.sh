@@ -188,7 +188,7 @@ expect "$t: opensm stopped" wait_for 15 no_opensm
 sleep 2
 OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
 	setsid opensm -g "$guid" -f /vmout/opensm.log </dev/null >>/vmout/opensm.log.out 2>&1 &
-expect "$t: opensm restarted" wait_for 10 pgrep -x opensm
+expect "$t: opensm restarted" wait_for 10 pgrep -x opensm >/dev/null
 expect "$t: after the SM restart saquery -g lists A's group $ma again" wait_for 90 in_sa "$ma"
 expect "$t: after the SM restart saquery -g lists C's group $mc again" wait_for 30 in_sa "$mc"
 run_cmd rejoin
