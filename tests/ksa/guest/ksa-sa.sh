@@ -89,7 +89,7 @@ peer_lid() {
 	local own
 	own=$(($(<"/sys/class/infiniband/mlx4_0/ports/$1/lid")))
 	saquery -C mlx4_0 -P "$1" NR 2>/dev/null |
-		sed -nE 's/^[[:space:]]*lid\.+(0x[0-9a-fA-F]+)$/\1/p' |
+		sed -nE 's/^[[:space:]]*lid\.+(0x[0-9a-fA-F]+|[0-9]+)$/\1/p' |
 		while read -r l; do [ "$((l))" != "$own" ] && echo "$((l))"; done | head -n 1
 }
 
@@ -180,14 +180,21 @@ mc=$(mgid_of C)
 expect "$t: before the SM restart saquery -g lists $ma and $mc" \
 	wait_for 10 in_sa "$ma" "$mc"
 r0=$(stat mc_rejoin)
-guid=$(<"/sys/class/infiniband/mlx4_0/ports/1/gids/0")
-guid=${guid//:/}
-guid=0x${guid:16:16}
 pkill -x opensm
 expect "$t: opensm stopped" wait_for 15 no_opensm
 sleep 2
-OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
-	setsid opensm -g "$guid" -f /vmout/opensm.log </dev/null >>/vmout/opensm.log.out 2>&1 &
+# as guest-init starts them: one per subnet (two nodes: one per port)
+sm_ports=(1)
+[ "$NODES" = 2 ] && sm_ports=(1 2)
+for p in "${sm_ports[@]}"; do
+	guid=$(<"/sys/class/infiniband/mlx4_0/ports/$p/gids/0")
+	guid=${guid//:/}
+	guid=0x${guid:16:16}
+	smlog=/vmout/opensm.log
+	[ "$p" = 1 ] || smlog=/vmout/opensm-port$p.log
+	OSM_CACHE_DIR=/var/cache/opensm-port$p OSM_TMP_DIR=/var/cache/opensm-port$p \
+		setsid opensm -g "$guid" -f "$smlog" </dev/null >>"$smlog.out" 2>&1 &
+done
 expect "$t: opensm restarted" wait_for 10 pgrep -x opensm >/dev/null
 expect "$t: after the SM restart saquery -g lists A's group $ma again" wait_for 90 in_sa "$ma"
 expect "$t: after the SM restart saquery -g lists C's group $mc again" wait_for 30 in_sa "$mc"
