@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ib_sa's multicast groups and their members (sa_mcast.c). */
+#ifndef IBSTACK_SA_MCAST_H
+#define IBSTACK_SA_MCAST_H
+
+#include <linux/refcount.h>
+#include "sa_priv.h"
+
+enum sa_mc_state {
+	SA_MC_PENDING,		/* waiting for the SA (join or rejoin) */
+	SA_MC_JOINED,
+	SA_MC_FAILED,		/* status says why; until freed */
+};
+
+/*
+ * One kernel user's membership.  Its fields below mc are under
+ * group->lock, except refs and released.
+ */
+struct sa_mc_member {
+	struct ib_sa_multicast	mc;		/* the user's view */
+	struct sa_mc_group	*group;		/* holds a reference */
+	struct ib_sa_client	*client;
+	struct list_head	list;		/* in group->members */
+	enum sa_mc_state	state;
+	int			status;		/* SA_MC_FAILED */
+	u8			join_state;
+	bool			notify;		/* a callback is owed */
+	bool			rejoining;	/* PENDING after a port event */
+	bool			notify_rejoin;	/* the owed callback is a rejoin */
+	bool			ended;		/* freed or callback said so */
+	/* one for the membership, one per running callback */
+	refcount_t		refs;
+	struct completion	released;	/* refs reached zero */
+};
+
+/*
+ * The port's membership of one MGID, shared by its members.  Holds a
+ * reference on the sa_device.  References: being on port->groups, each
+ * member, each queued work, each SA query in flight.
+ */
+struct sa_mc_group {
+	struct kref		ref;
+	struct sa_port		*port;
+	/* under port->mc_mutex */
+	struct list_head	list;		/* in port->groups; empty: off it */
+	union ib_gid		mgid;		/* the lookup key */
+	bool			shareable;	/* an MGID is known */
+
+	/* protects every field below (and the members' state) */
+	struct mutex		lock;
+	struct delayed_work	work;
+	struct list_head	members;
+	struct ib_sa_mcmember_rec rec;		/* the SA's record, if have_rec */
+	bool			have_rec;
+	bool			mgid_assigned;	/* the SA chose rec.mgid */
+	ib_sa_comp_mask		create_mask;	/* the first member's components */
+	u8			joined;		/* JoinState bits the SA holds */
+	u8			sending;	/* bits of the request in flight */
+	bool			busy;		/* an SA request in flight */
+	bool			busy_leave;	/* ... and it is a DELETE */
+	bool			rejoin;		/* a port event: join again */
+	int			rejoin_tries;
+	unsigned long		retry_at;	/* jiffies: no SET before */
+};
+
+#endif /* IBSTACK_SA_MCAST_H */

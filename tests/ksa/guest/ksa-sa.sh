@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The SA client test (tests/vm/run --stack ours --sm [--nodes 2]): loads
+# ib_sa and the test module (tests/ksa, ibstack_ksa), has it resolve path
+# records from each port, and on node 1 (the SM's node) joins and leaves
+# multicast groups, checking them with saquery and ib_sa's request
+# counters (/sys/kernel/debug/ib_sa/stats); then restarts opensm and checks
+# the groups are rejoined.  One node: port 1 is cabled to port 2 (one
+# subnet); two nodes: each port is its own subnet, the paths go to the
+# other node's LIDs (found with saquery).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
+. "$here/../../stack/guest/lib.sh"
+t=${TESTNAME:-sa}
+KVER=${KVER:-$(uname -r)}
+NODE=${NODE:-1}
+NODES=${NODES:-1}
+param=/sys/module/ibstack_ksa/parameters/cmd
+stats=/sys/kernel/debug/ib_sa/stats
+
+# ksa_ko: the test module for the running kernel (KSA_KO, then the build
+# directory of this release)
+ksa_ko() {
+	local f b
+	b=$(make -s -C "$stack_top" print-builddir KVER="$KVER" 2>/dev/null) || b=
+	for f in ${KSA_KO:-} ${b:+"$b/tests/ksa/ibstack_ksa.ko"}; do
+		[ -f "$f" ] || continue
+		[ "$(modinfo -F vermagic "$f" 2>/dev/null | cut -d' ' -f1)" = "$KVER" ] ||
+			continue
+		echo "$f"
+		return 0
+	done
+	return 1
+}
+
+# run_cmd CMD: the module's checks for CMD as our PASS/FAIL lines, and one
+# line saying it finished and counted every check it reported
+run_cmd() {
+	local k log line np nf n
+	k=$(klog_mark)
+	if ! echo "$1" >"$param"; then
+		fail "$t: cmd $1" "the write failed"
+		return
+	fi
+	log=$(klog_since "$k")
+	sed -nE "s/^ibstack_ksa: (PASS|FAIL) (.*)$/\\1 $t: \\2/p" <<<"$log"
+	grep -E '^ibstack_ksa: (path|mgid|member|path to)' <<<"$log" | sed 's/^/    /'
+	line=$(grep -E "^ibstack_ksa: cmd $1 done: " <<<"$log" | tail -n 1)
+	np=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$line")
+	nf=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$line")
+	n=$(grep -cE '^ibstack_ksa: (PASS|FAIL) ' <<<"$log")
+	if [ -n "$np" ] && [ "$np" -gt 0 ] && [ "$((np + nf))" = "$n" ]; then
+		pass "$t: cmd $1 ran $n checks"
+	else
+		fail "$t: cmd $1 ran its checks" "done line '$line', $n checks reported"
+	fi
+}
+
+stat() { sed -n "s/^$1 //p" "$stats"; }
+
+# mgid NAME: the MGID the module printed for member NAME at its last join
+mgid_of() { klog_since "$join_mark" | sed -nE "s/^ibstack_ksa: mgid $1 ([0-9a-f:]+) .*/\\1/p" | tail -n 1; }
+
+# in_sa MGID...: saquery lists a multicast group with each MGID;
+# none_in_sa MGID...: with none of them (both called through wait_for)
+# shellcheck disable=SC2317
+in_sa() {
+	local g m
+	g=$(saquery -C mlx4_0 -P 1 -g 2>/dev/null) || return 1
+	for m in "$@"; do
+		grep -qiE "MGID\\.*$m\$" <<<"$g" || return 1
+	done
+}
+# shellcheck disable=SC2317
+none_in_sa() {
+	local g m
+	g=$(saquery -C mlx4_0 -P 1 -g 2>/dev/null) || return 1
+	for m in "$@"; do
+		grep -qiE "MGID\\.*$m\$" <<<"$g" && return 1
+	done
+	return 0
+}
+# shellcheck disable=SC2317
+no_opensm() { ! pgrep -x opensm >/dev/null; }
+
+# peer_lid PORT: the LID of the other CA port on PORT's subnet
+peer_lid() {
+	local own
+	own=$(($(<"/sys/class/infiniband/mlx4_0/ports/$1/lid")))
+	saquery -C mlx4_0 -P "$1" NR 2>/dev/null |
+		sed -nE 's/^[[:space:]]*lid\.+(0x[0-9a-fA-F]+|[0-9]+)$/\1/p' |
+		while read -r l; do [ "$((l))" != "$own" ] && echo "$((l))"; done | head -n 1
+}
+
+finish() { rmmod ibstack_ksa 2>/dev/null; exit 0; }
+
+# --- set-up -----------------------------------------------------------------
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+expect "$t: ib_sa loads" modprobe ib_sa
+ko=$(ksa_ko) || { fail "$t: test module" "no ibstack_ksa.ko built for $KVER"; exit 0; }
+lids=()
+if [ "$NODES" = 2 ]; then
+	for p in 1 2; do
+		l=$(peer_lid "$p")
+		if [ -z "$l" ]; then
+			fail "$t: port $p: the peer's LID from saquery" "no other LID in NodeRecords"
+			exit 0
+		fi
+		lids+=("peer_lid$p=$l")
+	done
+	echo "peer LIDs: ${lids[*]}"
+fi
+k=$(klog_mark)
+expect "$t: ibstack_ksa loads" insmod "$ko" "${lids[@]}"
+expect "$t: ibstack_ksa found mlx4_0" klog_wait 10 "$k" '^ibstack_ksa: add mlx4_0$'
+
+# --- path records -----------------------------------------------------------
+p0=$(stat path_get)
+run_cmd path
+p1=$(stat path_get)
+# 2 ports x (sync + async) + cancel + the GID nobody has
+expect "$t: ib_sa sent one PathRecord Get per query (6, counted $((p1 - p0)))" \
+	[ "$((p1 - p0))" = 6 ]
+# the kernel's answer for port 1 against saquery's for the same LIDs
+kline=$(dmesg | sed -nE 's/.*ibstack_ksa: path port1 sync: (.*)/\1/p' | tail -n 1)
+if [ -n "$kline" ]; then
+	slid=$(sed -nE 's/.*slid (0x[0-9a-f]+).*/\1/p' <<<"$kline")
+	dlid=$(sed -nE 's/^dlid (0x[0-9a-f]+).*/\1/p' <<<"$kline")
+	pr=$(saquery -C mlx4_0 -P 1 --src-to-dst "$((slid)):$((dlid))" 2>&1)
+	f() { sed -nE "s/^[[:space:]]*$1\\.+(0x[0-9a-fA-F]+)\$/\\1/p" <<<"$pr" | head -n 1; }
+	kf() { sed -nE "s/.* $1 ([0-9a-fx]+).*/\\1/p" <<<"$kline"; }
+	for fld in mtu rate sl pkey; do
+		s=$(f "$fld")
+		[ -n "$s" ] || { fail "$t: saquery's PathRecord has $fld" "$(head -n 5 <<<"$pr")"; continue; }
+		case $fld in mtu | rate) s=$((s & 0x3f)) ;; *) s=$((s)) ;; esac
+		expect "$t: port 1's path $fld as saquery sees it ($s)" [ "$(($(kf "$fld")))" = "$s" ]
+	done
+else
+	fail "$t: the module printed port 1's path" "no line"
+fi
+
+if [ "$NODE" != 1 ]; then
+	finish
+fi
+
+# --- multicast --------------------------------------------------------------
+j0=$(stat mc_join)
+l0=$(stat mc_leave)
+join_mark=$(klog_mark)
+run_cmd join
+j1=$(stat mc_join)
+expect "$t: two SA joins for three members of two groups (counted $((j1 - j0)))" \
+	[ "$((j1 - j0))" = 2 ]
+ma=$(mgid_of A)
+mc=$(mgid_of C)
+echo "groups: A $ma C $mc"
+if [ -z "$ma" ] || [ -z "$mc" ]; then
+	fail "$t: the module printed both MGIDs" "A '$ma' C '$mc'"
+	finish
+fi
+expect "$t: saquery -g lists A's group $ma" wait_for 10 in_sa "$ma"
+expect "$t: saquery -g lists C's group $mc" wait_for 10 in_sa "$mc"
+
+run_cmd leave1
+expect "$t: no SA leave while A still uses the group" [ "$(stat mc_leave)" = "$l0" ]
+expect "$t: saquery -g still lists A's group after B left" in_sa "$ma"
+
+run_cmd leave
+l1=$(stat mc_leave)
+expect "$t: one SA leave per group (counted $((l1 - l0)))" [ "$((l1 - l0))" = 2 ]
+expect "$t: saquery -g no longer lists A's group" wait_for 15 none_in_sa "$ma"
+expect "$t: saquery -g no longer lists C's group" wait_for 15 none_in_sa "$mc"
+
+# --- rejoin after a new SM ------------------------------------------------------
+join_mark=$(klog_mark)
+run_cmd join
+ma=$(mgid_of A)
+mc=$(mgid_of C)
+expect "$t: before the SM restart saquery -g lists $ma and $mc" \
+	wait_for 10 in_sa "$ma" "$mc"
+r0=$(stat mc_rejoin)
+pkill -x opensm
+expect "$t: opensm stopped" wait_for 15 no_opensm
+sleep 2
+# as guest-init starts them: one per subnet (two nodes: one per port)
+sm_ports=(1)
+[ "$NODES" = 2 ] && sm_ports=(1 2)
+for p in "${sm_ports[@]}"; do
+	guid=$(<"/sys/class/infiniband/mlx4_0/ports/$p/gids/0")
+	guid=${guid//:/}
+	guid=0x${guid:16:16}
+	smlog=/vmout/opensm.log
+	[ "$p" = 1 ] || smlog=/vmout/opensm-port$p.log
+	OSM_CACHE_DIR=/var/cache/opensm-port$p OSM_TMP_DIR=/var/cache/opensm-port$p \
+		setsid opensm -g "$guid" -f "$smlog" </dev/null >>"$smlog.out" 2>&1 &
+done
+expect "$t: opensm restarted" wait_for 10 pgrep -x opensm >/dev/null
+expect "$t: after the SM restart saquery -g lists A's group $ma again" wait_for 90 in_sa "$ma"
+expect "$t: after the SM restart saquery -g lists C's group $mc again" wait_for 30 in_sa "$mc"
+run_cmd rejoin
+r1=$(stat mc_rejoin)
+expect "$t: ib_sa rejoined each group once or more (counted $((r1 - r0)))" [ "$((r1 - r0))" -ge 2 ]
+grep -h -iE 'reregist' /vmout/opensm.log | tail -n 2 | sed 's/^/    opensm: /'
+run_cmd leave
+expect "$t: after the last leave saquery -g lists neither group" \
+	wait_for 15 none_in_sa "$ma" "$mc"
+
+k=$(klog_mark)
+expect "$t: ibstack_ksa unloads" rmmod ibstack_ksa
+expect "$t: the module saw mlx4_0 removed at unload" klog_wait 10 "$k" '^ibstack_ksa: remove mlx4_0$'
+if [ "$(cat /sys/module/ib_sa/refcnt)" = 0 ]; then
+	expect "$t: ib_sa unloads" rmmod ib_sa
+else
+	echo "ib_sa is in use by another module: not unloaded"
+fi
+exit 0

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The ib_sa test client's shared state and helpers. */
+#ifndef IBSTACK_KSA_H
+#define IBSTACK_KSA_H
+
+#include <ibstack/ib_sa.h>
+
+#define KSA_PFX "ibstack_ksa: "
+#define KSA_TIMEOUT_MS	2000
+
+struct ksa_port {
+	u32			port_num;
+	struct ib_port_attr	attr;
+	union ib_gid		gid;	/* index 0 */
+	u16			pkey;	/* index 0 */
+};
+
+/* the device under test, its two ports, the results of the current command */
+struct ksa_ctx {
+	struct ib_device	*device;
+	struct ksa_port		port[2];
+	unsigned int		passed;
+	unsigned int		failed;
+};
+
+extern struct ib_sa_client ksa_client;
+extern unsigned int ksa_peer_lid[2];
+
+void ksa_pass(struct ksa_ctx *ctx, const char *name);
+__printf(3, 4) void ksa_fail(struct ksa_ctx *ctx, const char *name,
+			     const char *fmt, ...);
+/* PASS if ok, else FAIL with the formatted reason */
+__printf(4, 5) void ksa_check(struct ksa_ctx *ctx, bool ok, const char *name,
+			      const char *fmt, ...);
+
+int ksa_refresh_ports(struct ksa_ctx *ctx);
+
+void ksa_path_tests(struct ksa_ctx *ctx);
+void ksa_mcast_join(struct ksa_ctx *ctx);
+void ksa_mcast_leave_one(struct ksa_ctx *ctx);
+void ksa_mcast_leave(struct ksa_ctx *ctx);
+void ksa_mcast_rejoin_check(struct ksa_ctx *ctx);
+void ksa_mcast_cleanup(void);
+
+#endif /* IBSTACK_KSA_H */
