@@ -9,7 +9,7 @@
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
 # Prints PASS/FAIL lines.
 set -u
-# shellcheck source=../../stack/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-umad}
 stack=${STACK:-ours}
@@ -18,11 +18,11 @@ tests=${TESTS:-sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm}
 
 # /sys/class/infiniband_mad as upstream lays it out (checked against the
 # inbox stack: the same list is expected there)
-layout=$(cd /sys/class/infiniband_mad 2>/dev/null && ls | tr '\n' ' ')
+layout=$(cd /sys/class/infiniband_mad 2>/dev/null && printf '%s ' *)
 expect "$t: /sys/class/infiniband_mad holds abi_version issm0 issm1 umad0 umad1" \
 	[ "$layout" = "abi_version issm0 issm1 umad0 umad1 " ]
 for d in umad0 umad1 issm0 issm1; do
-	entries=$(cd "/sys/class/infiniband_mad/$d/" 2>/dev/null && ls | tr '\n' ' ')
+	entries=$(cd "/sys/class/infiniband_mad/$d/" 2>/dev/null && printf '%s ' *)
 	expect "$t: $d holds dev device ibdev port power subsystem uevent ($entries)" \
 		[ "$entries" = "dev device ibdev port power subsystem uevent " ]
 	parent=$(readlink -f "/sys/class/infiniband_mad/$d/device")
