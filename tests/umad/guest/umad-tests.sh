@@ -33,12 +33,29 @@ modes=$(stat -c '%a' /sys/class/infiniband_mad/abi_version \
 	/sys/class/infiniband_mad/umad0/ibdev /sys/class/infiniband_mad/umad0/port | tr '\n' ' ')
 expect "$t: abi_version, ibdev and port are 444 ($modes)" [ "$modes" = "444 444 444 " ]
 
+# runtool NAME TEST...: the tool; a FAIL line if it is missing or dies
+runtool() {
+	local n=$1 rc
+	shift
+	if [ ! -x "$tool" ]; then
+		fail "$n: the test tool" "$tool is missing (the guest sees only the host's root)"
+		return
+	fi
+	"$tool" -s "$stack" -n "$n" "$@"
+	rc=$?
+	# 0: all passed, 1: some failed (their FAIL lines are out)
+	[ "$rc" -le 1 ] || fail "$n: the test tool ($*)" "exited $rc"
+}
+
 # shellcheck disable=SC2086
-"$tool" -s "$stack" -n "$t" $tests
+runtool "$t" $tests
 
 if [ "${CATAS:-0}" = 1 ]; then
-	REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'" \
-		RESTORE_CMD=true "$tool" -s "$stack" -n "$t: catas" removal
+	(
+		export REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'"
+		export RESTORE_CMD=true
+		runtool "$t: catas" removal
+	)
 fi
 
 if [ "${UNLOAD:-0}" = 1 ]; then
