@@ -215,10 +215,9 @@ void mad_unregister_all(struct mad_port *port)
 		spin_unlock_irq(&port->agent_lock);
 		if (!ap)
 			break;
-		if (ap->agent.context != port)
-			dev_warn(&port->device->dev,
-				 MAD_NAME ": port %u: agent %u still registered at removal\n",
-				 port->port_num, ap->agent.hi_tid);
+		dev_warn(&port->device->dev,
+			 MAD_NAME ": port %u: agent %u still registered at removal\n",
+			 port->port_num, ap->agent.hi_tid);
 		ib_unregister_mad_agent(&ap->agent);
 	}
 }
