@@ -160,6 +160,11 @@ static void mad_recv_done(struct mad_port *port, struct ib_wc *wc)
 	if (mad_recv_post(mqp, fresh))
 		kfree(fresh);
 
+	/* nothing of an earlier use of the buffer may reach an agent */
+	if (wc->byte_len < MAD_RECV_BUF)
+		memset(r->buf + wc->byte_len, 0, MAD_RECV_BUF - wc->byte_len);
+	if (!(wc->wc_flags & IB_WC_GRH))
+		memset(r->buf, 0, MAD_GRH_SIZE);
 	r->wc = *wc;
 	r->wc.qp = mqp->qp;
 	if (!r->wc.port_num)

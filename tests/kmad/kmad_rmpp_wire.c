@@ -266,9 +266,12 @@ void km_rmpp_wire_cases(struct km_run *r)
 		return;
 	}
 	memcpy(req.oui, kw_oui, 3);
-	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
-	ret = km_agent_open_flags(&ka[0], r->dev, 1, IB_QPT_GSI, NULL,
+	/* user RMPP needs a registration: the hand-made side claims Send */
+	set_bit(IB_MGMT_METHOD_SEND, req.method_mask);
+	ret = km_agent_open_flags(&ka[0], r->dev, 1, IB_QPT_GSI, &req,
 				  IB_MGMT_RMPP_VERSION, IB_MAD_USER_RMPP);
+	clear_bit(IB_MGMT_METHOD_SEND, req.method_mask);
+	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
 	if (!ret)
 		ret = km_agent_open(&ka[1], r->dev, 2, IB_QPT_GSI, &req, IB_MGMT_RMPP_VERSION);
 	if (ret) {
