@@ -3,7 +3,7 @@
 # The umad checks inside a test VM (run by tests/stack/run-tests, group umad).
 #   UMADTEST  the tool (tests/umad/umadtest.c, built on the host)
 #   STACK     ours|inbox (our-stack-only checks with ours)
-#   TESTS     the tool's tests (default: all but removal)
+#   TESTS     the tool's tests (default: all but removal; bound with ours)
 #   CATAS     1: then the removal test again, the device taken away by a
 #             catastrophic error of the card (and brought back by the driver)
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
@@ -14,7 +14,10 @@ set -u
 t=${TESTNAME:-umad}
 stack=${STACK:-ours}
 tool=${UMADTEST:?UMADTEST: the umadtest binary}
-tests=${TESTS:-sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm}
+# bound: our limit on a file's outstanding sends (upstream has none)
+default="sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm"
+[ "$stack" = ours ] && default="$default bound"
+tests=${TESTS:-$default}
 
 # /sys/class/infiniband_mad as upstream lays it out (checked against the
 # inbox stack: the same list is expected there)
