@@ -36,10 +36,12 @@ __printf(4, 5) void ksa_check(struct ksa_ctx *ctx, bool ok, const char *name,
 int ksa_refresh_ports(struct ksa_ctx *ctx);
 
 void ksa_path_tests(struct ksa_ctx *ctx);
+void ksa_path_port_down(struct ksa_ctx *ctx);
 void ksa_mcast_join(struct ksa_ctx *ctx);
 void ksa_mcast_leave_one(struct ksa_ctx *ctx);
 void ksa_mcast_leave(struct ksa_ctx *ctx);
 void ksa_mcast_rejoin_check(struct ksa_ctx *ctx);
+void ksa_mcast_port_down(struct ksa_ctx *ctx);
 void ksa_mcast_cleanup(void);
 
 #endif /* IBSTACK_KSA_H */

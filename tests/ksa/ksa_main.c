@@ -8,8 +8,9 @@
  * CMD is path (path record queries from each port to the other port, or
  * with peer_lid1=/peer_lid2= to those LIDs), join (three memberships of
  * two groups, two sharing one), leave1 (one sharer leaves), leave (the
- * others leave), rejoin (the memberships left saw a rejoin after a port
- * event).  The write returns when the checks are done; each prints
+ * others leave), down (port 1 is down: requests are refused at once),
+ * rejoin (every membership saw a rejoin after a port event since the last
+ * rejoin or down).  The write returns when the checks are done; each prints
  * "ibstack_ksa: PASS name" or "ibstack_ksa: FAIL name: why", then
  * "ibstack_ksa: cmd CMD done: N passed, M failed".
  */
@@ -114,6 +115,9 @@ static int ksa_cmd_set(const char *val, const struct kernel_param *kp)
 		ksa_mcast_leave(&ksa);
 	} else if (!strcmp(cmd, "rejoin")) {
 		ksa_mcast_rejoin_check(&ksa);
+	} else if (!strcmp(cmd, "down")) {
+		ksa_path_port_down(&ksa);
+		ksa_mcast_port_down(&ksa);
 	} else {
 		mutex_unlock(&ksa_lock);
 		return -EINVAL;
@@ -128,7 +132,7 @@ static const struct kernel_param_ops ksa_cmd_ops = {
 	.set = ksa_cmd_set,
 };
 module_param_cb(cmd, &ksa_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "checks to run: path, join, leave1, leave, rejoin");
+MODULE_PARM_DESC(cmd, "checks to run: path, join, leave1, leave, down, rejoin");
 
 static struct ib_client ksa_ib_client;
 

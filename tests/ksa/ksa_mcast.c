@@ -26,6 +26,7 @@ struct ksa_member {
 	int			status;		/* of the last callback */
 	int			calls;
 	u16			first_mlid;
+	unsigned int		rejoins_base;	/* rejoins before the port event */
 };
 
 static struct ksa_member ksa_members[KSA_NR_MEMBERS];
@@ -266,15 +267,52 @@ void ksa_mcast_rejoin_check(struct ksa_ctx *ctx)
 		if (!m->mc)
 			continue;
 		snprintf(name, sizeof(name), "mcast member %s rejoined", ksa_member_name[i]);
-		while (!READ_ONCE(m->mc->rejoins) && time_before(jiffies, end))
+		while (READ_ONCE(m->mc->rejoins) <= m->rejoins_base &&
+		       time_before(jiffies, end))
 			msleep(200);
-		ksa_check(ctx, m->mc->rejoins && !READ_ONCE(m->status) &&
-			  m->mc->rec.mlid >= 0xc000, name,
-			  "rejoins %u status %d mlid 0x%x", m->mc->rejoins,
-			  m->status, m->mc->rec.mlid);
-		if (m->mc->rejoins)
+		ksa_check(ctx, m->mc->rejoins > m->rejoins_base &&
+			  !READ_ONCE(m->status) && m->mc->rec.mlid >= 0xc000, name,
+			  "rejoins %u (%u before) status %d mlid 0x%x",
+			  m->mc->rejoins, m->rejoins_base, m->status,
+			  m->mc->rec.mlid);
+		if (m->mc->rejoins > m->rejoins_base) {
 			ksa_check_rec(ctx, i);
+			m->rejoins_base = m->mc->rejoins;
+		}
 	}
+}
+
+/*
+ * Port 1 is down (the script pulled its cable): SA requests fail at once
+ * (no hang, no callback), the memberships wait for the port to come back.
+ */
+void ksa_mcast_port_down(struct ksa_ctx *ctx)
+{
+	struct ib_sa_mcmember_rec rec;
+	struct ib_sa_multicast *mc;
+	unsigned long t0 = jiffies;
+	int i;
+
+	for (i = 0; i < KSA_NR_MEMBERS; i++)
+		if (ksa_members[i].mc)
+			ksa_members[i].rejoins_base = ksa_members[i].mc->rejoins;
+	ksa_create_rec(ctx, &ksa_mgid_c, 2, &rec);
+	mc = ib_sa_join_multicast(&ksa_client, ctx->device, 1, &rec,
+				  IB_SA_MCMEMBER_REC_MGID |
+				  IB_SA_MCMEMBER_REC_PORT_GID |
+				  IB_SA_MCMEMBER_REC_JOIN_STATE, GFP_KERNEL,
+				  ksa_mc_cb, &ksa_members[KSA_B]);
+	if (!IS_ERR(mc)) {
+		ib_sa_free_multicast(mc);
+		ksa_fail(ctx, "port down: join refused", "the join was accepted");
+	} else {
+		ksa_check(ctx, PTR_ERR(mc) == -ENETDOWN || PTR_ERR(mc) == -EAGAIN,
+			  "port down: join refused with -ENETDOWN or -EAGAIN",
+			  "%ld", PTR_ERR(mc));
+	}
+	ksa_check(ctx, jiffies_to_msecs(jiffies - t0) < 1000,
+		  "port down: refused at once", "took %u ms",
+		  jiffies_to_msecs(jiffies - t0));
 }
 
 void ksa_mcast_cleanup(void)

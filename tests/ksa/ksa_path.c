@@ -268,6 +268,25 @@ static void ksa_path_bad(struct ksa_ctx *ctx)
 		  "returned %d", ret);
 }
 
+void ksa_path_port_down(struct ksa_ctx *ctx)
+{
+	const struct ksa_port *s = &ctx->port[0];
+	struct ib_sa_path_rec req, rec;
+	unsigned long t0 = jiffies;
+	ib_sa_comp_mask mask;
+	int ret;
+
+	mask = ksa_path_req(ctx, 0, &req);
+	ret = ib_sa_path_rec_get_sync(&ksa_client, ctx->device, s->port_num,
+				      &req, mask, KSA_TIMEOUT_MS, &rec);
+	ksa_check(ctx, ret == -ENETDOWN || ret == -EAGAIN,
+		  "port down: path query refused with -ENETDOWN or -EAGAIN",
+		  "returned %d", ret);
+	ksa_check(ctx, jiffies_to_msecs(jiffies - t0) < 1000,
+		  "port down: path query refused at once", "took %u ms",
+		  jiffies_to_msecs(jiffies - t0));
+}
+
 void ksa_path_tests(struct ksa_ctx *ctx)
 {
 	int ret = ksa_refresh_ports(ctx);

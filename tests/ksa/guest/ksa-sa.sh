@@ -5,7 +5,8 @@
 # records from each port, and on node 1 (the SM's node) joins and leaves
 # multicast groups, checking them with saquery and ib_sa's request
 # counters (/sys/kernel/debug/ib_sa/stats); then restarts opensm and checks
-# the groups are rejoined.  One node: port 1 is cabled to port 2 (one
+# the groups are rejoined; then pulls port 1's cable (requests refused at
+# once) and plugs it back (the groups are rejoined again).  One node: port 1 is cabled to port 2 (one
 # subnet); two nodes: each port is its own subnet, the paths go to the
 # other node's LIDs (found with saquery).
 set -u
@@ -81,6 +82,8 @@ none_in_sa() {
 	done
 	return 0
 }
+# shellcheck disable=SC2317
+port_state() { [[ "$(<"/sys/class/infiniband/mlx4_0/ports/$1/state")" == *"$2"* ]]; }
 # shellcheck disable=SC2317
 no_opensm() { ! pgrep -x opensm >/dev/null; }
 
@@ -202,6 +205,20 @@ run_cmd rejoin
 r1=$(stat mc_rejoin)
 expect "$t: ib_sa rejoined each group once or more (counted $((r1 - r0)))" [ "$((r1 - r0))" -ge 2 ]
 grep -h -iE 'reregist' /vmout/opensm.log | tail -n 2 | sed 's/^/    opensm: /'
+
+# --- the port goes down and comes back ------------------------------------------
+# requests are refused at once while it is down; the groups rejoin once it
+# is ACTIVE again
+expect "$t: pull port 1's cable" cable 1 off
+expect "$t: port 1 goes down" wait_for 20 port_state 1 DOWN
+sleep 1
+run_cmd down
+expect "$t: plug port 1's cable back" cable 1 on
+expect "$t: port 1 is ACTIVE again" wait_for 120 port_state 1 ACTIVE
+expect "$t: after the port came back saquery -g lists both groups" \
+	wait_for 90 in_sa "$ma" "$mc"
+run_cmd rejoin
+
 run_cmd leave
 expect "$t: after the last leave saquery -g lists neither group" \
 	wait_for 15 none_in_sa "$ma" "$mc"
