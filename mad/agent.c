@@ -177,6 +177,10 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device, u32 port_nu
 }
 EXPORT_SYMBOL(ib_register_mad_agent);
 
+/*
+ * Not from a handler of an agent on the same port: it waits for handler
+ * calls that run on the port's (ordered) work queue.
+ */
 void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 {
 	struct mad_agent_priv *ap = to_agent(mad_agent);
