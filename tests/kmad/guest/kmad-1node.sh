@@ -1,16 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The MAD layer test client on one node (port 1 cabled to port 2, ports
-# ACTIVE with LIDs through auto-lid, no SM): loads ib_mad and the test
-# module, waits (bounded) for its done line and turns its lines into
-# PASS/FAIL lines; then unloads the test module, ib_mad and its users (the
-# removal of every port's resources under the kernel's eyes).  Run it with:
-#   VMRUN_CX3_OPTS=auto-lid1=1,auto-lid2=2 tests/vm/run --stack ours -- \
-#	tests/kmad/guest/kmad-1node.sh
+# The MAD layer test client on one node (port 1 cabled to port 2): the
+# ports must be ACTIVE with LIDs and no SM may hold the SMI methods, so run
+# it under tests/vm/run --sm with SM_STOP=1 (opensm brings the ports up,
+# then this script stops it; the ports keep their LIDs).  Loads ib_mad and
+# the test module, waits (bounded) for its done line and turns its lines
+# into PASS/FAIL lines; then unloads the test module, ib_mad and its users
+# (the removal of every port's resources under the kernel's eyes):
+#   tests/vm/run --stack ours --sm -- env SM_STOP=1 tests/kmad/guest/kmad-1node.sh
 set -u
 bound=${KMAD_BOUND:-120}
 ko=$(make -s print-builddir KVER="$KVER")/tests/kmad/ibstack_kmad.ko
 fails=0
+
+if [ "${SM_STOP:-0}" = 1 ]; then
+	# shellcheck source=../../stack/guest/lib.sh
+	. "$(dirname "$0")/../../stack/guest/lib.sh"
+	sm_stop || { echo "FAIL kmad: stop opensm"; exit 1; }
+	for p in 1 2; do
+		port_is "$p" ACTIVE || { echo "FAIL kmad: port $p not ACTIVE after opensm stopped"; exit 1; }
+	done
+	echo "PASS kmad: opensm stopped, both ports ACTIVE with their LIDs"
+fi
 
 modprobe ib_mad || { echo "FAIL kmad: modprobe ib_mad"; exit 1; }
 [ -f "$ko" ] || { echo "FAIL kmad: $ko not built"; exit 1; }

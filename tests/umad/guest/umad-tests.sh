@@ -7,6 +7,9 @@
 #   CATAS     1: then the removal test again, the device taken away by a
 #             catastrophic error of the card (and brought back by the driver)
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
+#   SM_STOP   1: first stop the subnet manager tests/vm/run --sm started
+#             (the ports it brought up stay ACTIVE with their LIDs), so the
+#             tests own issm on both ports and the SMI methods
 # Prints PASS/FAIL lines.
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
@@ -18,6 +21,13 @@ tool=${UMADTEST:?UMADTEST: the umadtest binary}
 default="sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm"
 [ "$stack" = ours ] && default="$default bound"
 tests=${TESTS:-$default}
+
+if [ "${SM_STOP:-0}" = 1 ]; then
+	expect "$t: opensm stopped (ports stay ACTIVE)" sm_stop
+	expect "$t: no opensm left" [ -z "$(sm_pids)" ]
+	expect "$t: port 1 still ACTIVE" port_is 1 ACTIVE
+	expect "$t: port 2 still ACTIVE" port_is 2 ACTIVE
+fi
 
 # /sys/class/infiniband_mad as upstream lays it out (checked against the
 # inbox stack: the same list is expected there)
