@@ -270,8 +270,9 @@ int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
 
 /*
  * [sleep] The same, waiting for the answer: 0 with *resp filled, or a
- * negative errno.  An interrupted wait (a signal) cancels the query and
- * returns -EINTR once the query has finished.
+ * negative errno.  A signal during the wait cancels the query; the call
+ * still returns only once the query has finished, with its result (-EINTR
+ * unless the answer got there first).
  */
 int ib_sa_path_rec_get_sync(struct ib_sa_client *client,
 			    struct ib_device *device, u32 port_num,
