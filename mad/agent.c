@@ -98,7 +98,8 @@ struct ib_mad_agent *mad_register(struct mad_port *port, enum ib_qp_type qp_type
 		ret = mad_check_reg(qp_type, mad_reg_req, rmpp_version, recv_handler);
 		if (ret)
 			return ERR_PTR(ret);
-	} else if (!send_handler) {
+	} else if (!send_handler || (flags & IB_MAD_USER_RMPP)) {
+		/* a send-only agent gets no RMPP segments to handle itself */
 		return ERR_PTR(-EINVAL);
 	}
 	mqp = &port->qp[mad_qp_index(qp_type)];
@@ -176,6 +177,10 @@ struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device, u32 port_nu
 }
 EXPORT_SYMBOL(ib_register_mad_agent);
 
+/*
+ * Not from a handler of an agent on the same port: it waits for handler
+ * calls that run on the port's (ordered) work queue.
+ */
 void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 {
 	struct mad_agent_priv *ap = to_agent(mad_agent);
@@ -215,10 +220,9 @@ void mad_unregister_all(struct mad_port *port)
 		spin_unlock_irq(&port->agent_lock);
 		if (!ap)
 			break;
-		if (ap->agent.context != port)
-			dev_warn(&port->device->dev,
-				 MAD_NAME ": port %u: agent %u still registered at removal\n",
-				 port->port_num, ap->agent.hi_tid);
+		dev_warn(&port->device->dev,
+			 MAD_NAME ": port %u: agent %u still registered at removal\n",
+			 port->port_num, ap->agent.hi_tid);
 		ib_unregister_mad_agent(&ap->agent);
 	}
 }
@@ -270,29 +274,6 @@ struct mad_agent_priv *mad_find_by_method(struct mad_port *port, struct mad_qp *
 	}
 	spin_unlock_irqrestore(&port->agent_lock, flags);
 	return found;
-}
-
-/*
- * [any] Queues a handler call.  The event carries a reference on the agent,
- * dropped once the handler has returned.
- */
-void mad_queue_event(struct mad_agent_priv *ap, struct mad_event *ev)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ap->lock, flags);
-	list_add_tail(&ev->entry, &ap->events);
-	queue_work(ap->port->wq, &ap->deliver_work);
-	spin_unlock_irqrestore(&ap->lock, flags);
-}
-
-/* [any] hands a receive (and the reference the caller holds) to the agent */
-void mad_deliver_recv(struct mad_agent_priv *ap, struct mad_recv *r,
-		      struct ib_mad_send_buf *match)
-{
-	r->match = match;
-	r->ev.kind = MAD_EV_RECV;
-	mad_queue_event(ap, &r->ev);
 }
 
 static void mad_deliver_one(struct mad_agent_priv *ap, struct mad_event *ev, bool dying)

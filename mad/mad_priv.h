@@ -10,14 +10,20 @@
  * and timeouts (agent->timeout_work).  Completion handlers only queue
  * port->cq_work.
  *
- * Lock order (outer first):
- *	port->agent_lock	the port's agent list (spinlock, irqsave)
- *	agent->lock		an agent's sends, events and send states
- *	mqp->sq_lock		a QP's send queue: posted count, overflow
- *	mqp->rq_lock		a QP's posted receive buffers
- *	port->local_lock	SMPs waiting for local processing
- * port->agent_lock is never held while agent->lock is taken for long: the
- * lookups only take a reference.
+ * Locks (all spinlocks taken irqsave or _irq: sends may be posted from
+ * any context):
+ *	port->agent_lock	the port's agent list, responders, stopping;
+ *				innermost: nothing else is taken under it
+ *	agent->lock		an agent's sends, events, reassemblies and the
+ *				state of its sends; outer to:
+ *	  mqp->sq_lock		a QP's send queue (posted count, overflow)
+ *	  port->local_lock	SMPs waiting for local processing
+ *	mqp->rq_lock		a QP's posted receive buffers; innermost
+ * The CQ work drops mqp->sq_lock before it takes an agent's lock.
+ *
+ * Lifetime of an agent: a reference for its registration, one for each
+ * posted send (until send_handler has returned), one for each queued
+ * receive; unregistration drops the first and waits for the rest.
  */
 #ifndef IBSTACK_MAD_PRIV_H
 #define IBSTACK_MAD_PRIV_H
@@ -105,7 +111,7 @@ struct mad_agent_priv {
 	 */
 	spinlock_t		lock;
 	struct list_head	sends;		/* posted, not yet completed */
-	struct list_head	events;		/* struct mad_event.entry */
+	struct list_head	events;		/* handler calls, in order */
 	struct list_head	rmpp_recvs;	/* reassemblies (rmpp_recv.c) */
 	bool			dying;
 	struct work_struct	deliver_work;
@@ -217,9 +223,6 @@ struct mad_agent_priv *mad_find_by_tid(struct mad_port *port, struct mad_qp *mqp
 				       const struct ib_mad_hdr *hdr);
 struct mad_agent_priv *mad_find_by_method(struct mad_port *port, struct mad_qp *mqp,
 					  const struct ib_mad *mad);
-void mad_queue_event(struct mad_agent_priv *ap, struct mad_event *ev);
-void mad_deliver_recv(struct mad_agent_priv *ap, struct mad_recv *r,
-		      struct ib_mad_send_buf *match);
 void mad_unregister_all(struct mad_port *port);
 
 /* send.c */

@@ -64,8 +64,19 @@ static void mad_dispatch_agents(struct mad_port *port, struct mad_qp *mqp,
 }
 
 /*
+ * An agent doing RMPP itself sees every active RMPP MAD for it, answering
+ * one of its requests or not (its ACKs, for one).
+ */
+static bool mad_user_rmpp_mad(struct mad_agent_priv *ap, const struct ib_mad_hdr *hdr)
+{
+	return ap->agent.rmpp_version && !ib_mad_kernel_rmpp_agent(&ap->agent) &&
+	       ib_is_mad_class_rmpp(hdr->mgmt_class) && mad_rmpp_is_active(hdr);
+}
+
+/*
  * [any] Queues r for ap (taking r and the caller's reference on ap): a
- * response only if it answers one of ap's requests.
+ * response only if it answers one of ap's requests (or is RMPP an agent
+ * with user RMPP handles).
  */
 void mad_deliver_matched(struct mad_agent_priv *ap, struct mad_recv *r)
 {
@@ -76,7 +87,7 @@ void mad_deliver_matched(struct mad_agent_priv *ap, struct mad_recv *r)
 	spin_lock_irqsave(&ap->lock, flags);
 	if (ib_response_mad(hdr)) {
 		sw = mad_match_send(ap, hdr);
-		if (!sw || ap->dying) {
+		if ((!sw && !mad_user_rmpp_mad(ap, hdr)) || ap->dying) {
 			spin_unlock_irqrestore(&ap->lock, flags);
 			mad_dbg_rl("unexpected response class 0x%x tid 0x%llx\n",
 				   hdr->mgmt_class, be64_to_cpu(hdr->tid));
@@ -149,6 +160,11 @@ static void mad_recv_done(struct mad_port *port, struct ib_wc *wc)
 	if (mad_recv_post(mqp, fresh))
 		kfree(fresh);
 
+	/* nothing of an earlier use of the buffer may reach an agent */
+	if (wc->byte_len < MAD_RECV_BUF)
+		memset(r->buf + wc->byte_len, 0, MAD_RECV_BUF - wc->byte_len);
+	if (!(wc->wc_flags & IB_WC_GRH))
+		memset(r->buf, 0, MAD_GRH_SIZE);
 	r->wc = *wc;
 	r->wc.qp = mqp->qp;
 	if (!r->wc.port_num)

@@ -12,7 +12,7 @@
 /* [any] a receive with its recv_wc pointing into itself */
 struct mad_recv *mad_recv_alloc(gfp_t gfp)
 {
-	struct mad_recv *r = kmalloc(sizeof(*r), gfp);
+	struct mad_recv *r = kzalloc(sizeof(*r), gfp);
 
 	if (r)
 		mad_recv_init(r);

@@ -254,7 +254,7 @@ static int mad_post_one(struct mad_send_wr *sw)
 	u64 tid;
 	int ret;
 
-	if (!sw->buf.ah || sw->posted)
+	if (!sw->buf.ah)
 		return -EINVAL;
 	if (mad_class_is_smp(hdr->mgmt_class) != mad_qp_type_is_smi(ap->mqp->type))
 		return -EINVAL;
@@ -280,8 +280,8 @@ static int mad_post_one(struct mad_send_wr *sw)
 	}
 
 	spin_lock_irqsave(&ap->lock, flags);
-	if (ap->dying) {
-		ret = -ENODEV;
+	if (ap->dying || sw->posted) {
+		ret = ap->dying ? -ENODEV : -EINVAL;
 		goto out;
 	}
 	sw->posted = true;

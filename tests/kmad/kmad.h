@@ -38,6 +38,9 @@ struct km_agent {
 
 int km_agent_open(struct km_agent *ka, struct ib_device *dev, u32 port,
 		  enum ib_qp_type type, struct ib_mad_reg_req *reg, u8 rmpp);
+int km_agent_open_flags(struct km_agent *ka, struct ib_device *dev, u32 port,
+			enum ib_qp_type type, struct ib_mad_reg_req *reg, u8 rmpp,
+			u32 flags);
 void km_agent_close(struct km_agent *ka);
 void km_agent_reset(struct km_agent *ka);
 /* a send buffer with an AH to dlid on the agent's port */
@@ -51,5 +54,6 @@ void km_reg_cases(struct km_run *r);
 void km_smp_cases(struct km_run *r);
 void km_gsi_cases(struct km_run *r);
 void km_rmpp_cases(struct km_run *r);
+void km_rmpp_wire_cases(struct km_run *r);
 
 #endif /* IBSTACK_KMAD_H */

@@ -29,6 +29,7 @@ static void km_work(struct work_struct *work)
 	km_smp_cases(&run);
 	km_gsi_cases(&run);
 	km_rmpp_cases(&run);
+	km_rmpp_wire_cases(&run);
 	pr_info(KM_NAME ": done %s: %d passed, %d failed\n", kd->dev->name,
 		run.passed, run.failed);
 }

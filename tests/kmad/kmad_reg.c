@@ -160,6 +160,9 @@ void km_reg_cases(struct km_run *r)
 	}
 	x = ib_register_mad_agent(dev, 1, IB_QPT_GSI, NULL, 0, NULL, NULL, NULL, 0);
 	km_expect_err(r, "reg-send-only-without-handler", x, -EINVAL);
+	x = ib_register_mad_agent(dev, 1, IB_QPT_GSI, NULL, 1, km_nop_send, NULL, NULL,
+				  IB_MAD_USER_RMPP);
+	km_expect_err(r, "reg-send-only-user-rmpp", x, -EINVAL);
 
 	for (i = 0; i < n; i++)
 		if (!IS_ERR_OR_NULL(a[i]))

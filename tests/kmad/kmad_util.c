@@ -60,13 +60,20 @@ static void km_sent(struct ib_mad_agent *agent, struct ib_mad_send_wc *wc)
 int km_agent_open(struct km_agent *ka, struct ib_device *dev, u32 port,
 		  enum ib_qp_type type, struct ib_mad_reg_req *reg, u8 rmpp)
 {
+	return km_agent_open_flags(ka, dev, port, type, reg, rmpp, 0);
+}
+
+int km_agent_open_flags(struct km_agent *ka, struct ib_device *dev, u32 port,
+			enum ib_qp_type type, struct ib_mad_reg_req *reg, u8 rmpp,
+			u32 flags)
+{
 	struct ib_mad_agent *a;
 
 	memset(ka, 0, sizeof(*ka));
 	spin_lock_init(&ka->lock);
 	init_completion(&ka->recv_done);
 	init_completion(&ka->send_done);
-	a = ib_register_mad_agent(dev, port, type, reg, rmpp, km_sent, km_recv, ka, 0);
+	a = ib_register_mad_agent(dev, port, type, reg, rmpp, km_sent, km_recv, ka, flags);
 	if (IS_ERR(a))
 		return PTR_ERR(a);
 	ka->agent = a;

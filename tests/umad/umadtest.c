@@ -6,8 +6,8 @@
  *
  *   umadtest [-s ours|inbox] [-p PORT] [-n NAME] TEST...
  *
- * TESTs: sysfs basic bad agents dup timeout flood rmpp rmpp-loop issm
- * removal.
+ * TESTs: sysfs basic bad agents dup timeout flood bound rmpp rmpp-loop
+ * issm removal (bound: ours only).
  * -p: the port the MADs go out of (default 1); -s ours enables the checks
  * of behaviour only our stack has (documented where they are).  Prints one
  * "PASS NAME: what" or "FAIL NAME: what: why" line per check.
@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -695,6 +696,77 @@ static void t_flood(int total)
 }
 
 /*
+ * Our bound on a file's sends (ours only; upstream has none): with 1024
+ * requests outstanding or timed out and unread, a non-blocking write gets
+ * EAGAIN and poll has no POLLOUT; a blocking write waits until read()
+ * takes a timed-out one, then goes through.  Every request comes back.
+ */
+struct bound_reader {
+	int fd;
+	struct timespec at;
+	int r;
+};
+
+static void *bound_read(void *arg)
+{
+	struct bound_reader *b = arg;
+	struct umad u;
+
+	b->r = read(b->fd, &u, sizeof(u));
+	if (b->r > 0 && u.hdr.status != ETIMEDOUT)
+		b->r = -1;
+	clock_gettime(CLOCK_MONOTONIC, &b->at);
+	return NULL;
+}
+
+static void t_bound(void)
+{
+	enum { MAX = 1024 };
+	struct bound_reader b = { .r = -2 };
+	struct timespec done;
+	struct pollfd pfd;
+	struct good g;
+	struct umad u;
+	pthread_t th;
+	int i, r, back = 0;
+
+	good_open(&g);
+	for (i = 0, r = 0; i < MAX && !r; i++) {
+		addr(&u, g.lid, 0x3fb, 0, 3000, 0);
+		mad_hdr(u.mad, 0x01, 1, 1, 0x200000 + i, 0x0015, 0);
+		r = send_mad(g.fd, &u, HDR + MAD_SIZE);
+	}
+	result(!r && i == MAX, "1024 requests with 3 s timeouts written", "write %d: %s", i, strerror(-r));
+	mad_hdr(u.mad, 0x01, 1, 1, 0x200000 + MAX, 0x0015, 0);
+	r = send_mad(g.fd, &u, HDR + MAD_SIZE);
+	result(r == -EAGAIN, "the 1025th: EAGAIN (O_NONBLOCK)", "%s", strerror(-r));
+	pfd = (struct pollfd){ .fd = g.fd, .events = POLLOUT };
+	r = poll(&pfd, 1, 0);
+	result(r == 0, "poll: no POLLOUT while the file is at its bound", "revents 0x%x", pfd.revents);
+
+	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) & ~O_NONBLOCK);
+	b.fd = g.fd;
+	pthread_create(&th, NULL, bound_read, &b);
+	r = send_mad(g.fd, &u, HDR + MAD_SIZE);	/* blocks until b reads */
+	clock_gettime(CLOCK_MONOTONIC, &done);
+	pthread_join(th, NULL);
+	result(!r && b.r == HDR + 24 &&
+	       (done.tv_sec > b.at.tv_sec ||
+		(done.tv_sec == b.at.tv_sec && done.tv_nsec >= b.at.tv_nsec)),
+	       "a blocking write waits for a slot, read() frees one",
+	       "write %d, read %d", r, b.r);
+	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) | O_NONBLOCK);
+	for (back = 1; back < MAX + 1; back++) {
+		r = recv_mad(g.fd, &u, sizeof(u), 20000);
+		if (r < 0 || u.hdr.status != ETIMEDOUT)
+			break;
+	}
+	result(back == MAX + 1, "all 1025 come back with ETIMEDOUT", "%d", back);
+	good_check(&g, "after the bound");
+	close(g.fd);
+}
+
+/*
  * An SA GetTable of every PathRecord: the reply (an RMPP message longer
  * than one MAD when the subnet has two ports) read first into a buffer of
  * one MAD (ENOSPC, header with the full length), then whole.
@@ -973,6 +1045,8 @@ int main(int argc, char **argv)
 			t_flood(3000);
 		else if (!strcmp(t, "rmpp"))
 			t_rmpp();
+		else if (!strcmp(t, "bound"))
+			t_bound();
 		else if (!strcmp(t, "rmpp-loop"))
 			t_rmpp_loop();
 		else if (!strcmp(t, "issm"))

@@ -3,7 +3,8 @@
 # The MAD layer test client on one node (port 1 cabled to port 2, ports
 # ACTIVE with LIDs through auto-lid, no SM): loads ib_mad and the test
 # module, waits (bounded) for its done line and turns its lines into
-# PASS/FAIL lines.  Run it with:
+# PASS/FAIL lines; then unloads the test module, ib_mad and its users (the
+# removal of every port's resources under the kernel's eyes).  Run it with:
 #   VMRUN_CX3_OPTS=auto-lid1=1,auto-lid2=2 tests/vm/run --stack ours -- \
 #	tests/kmad/guest/kmad-1node.sh
 set -u
@@ -36,6 +37,12 @@ else
 	grep -q ': 0 passed' <<<"$line" && fails=1
 fi
 rmmod ibstack_kmad || { echo "FAIL kmad: rmmod ibstack_kmad"; fails=1; }
+# ib_mad goes last: its users (ib_umad, ib_sa, ...) first
+for m in ib_ipoib ib_cm ib_sa ib_umad; do
+	if lsmod | grep -q "^$m "; then
+		rmmod "$m" || { echo "FAIL kmad: rmmod $m"; fails=1; }
+	fi
+done
 rmmod ib_mad || { echo "FAIL kmad: rmmod ib_mad"; fails=1; }
 [ "$fails" = 0 ] && echo "PASS kmad: unloaded cleanly"
 exit "$fails"

@@ -3,26 +3,29 @@
 # The umad checks inside a test VM (run by tests/stack/run-tests, group umad).
 #   UMADTEST  the tool (tests/umad/umadtest.c, built on the host)
 #   STACK     ours|inbox (our-stack-only checks with ours)
-#   TESTS     the tool's tests (default: all but removal)
+#   TESTS     the tool's tests (default: all but removal; bound with ours)
 #   CATAS     1: then the removal test again, the device taken away by a
 #             catastrophic error of the card (and brought back by the driver)
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
 # Prints PASS/FAIL lines.
 set -u
-# shellcheck source=../../stack/guest/lib.sh
+# shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-umad}
 stack=${STACK:-ours}
 tool=${UMADTEST:?UMADTEST: the umadtest binary}
-tests=${TESTS:-sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm}
+# bound: our limit on a file's outstanding sends (upstream has none)
+default="sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm"
+[ "$stack" = ours ] && default="$default bound"
+tests=${TESTS:-$default}
 
 # /sys/class/infiniband_mad as upstream lays it out (checked against the
 # inbox stack: the same list is expected there)
-layout=$(cd /sys/class/infiniband_mad 2>/dev/null && ls | tr '\n' ' ')
+layout=$(cd /sys/class/infiniband_mad 2>/dev/null && printf '%s ' *)
 expect "$t: /sys/class/infiniband_mad holds abi_version issm0 issm1 umad0 umad1" \
 	[ "$layout" = "abi_version issm0 issm1 umad0 umad1 " ]
 for d in umad0 umad1 issm0 issm1; do
-	entries=$(cd "/sys/class/infiniband_mad/$d/" 2>/dev/null && ls | tr '\n' ' ')
+	entries=$(cd "/sys/class/infiniband_mad/$d/" 2>/dev/null && printf '%s ' *)
 	expect "$t: $d holds dev device ibdev port power subsystem uevent ($entries)" \
 		[ "$entries" = "dev device ibdev port power subsystem uevent " ]
 	parent=$(readlink -f "/sys/class/infiniband_mad/$d/device")
@@ -33,12 +36,29 @@ modes=$(stat -c '%a' /sys/class/infiniband_mad/abi_version \
 	/sys/class/infiniband_mad/umad0/ibdev /sys/class/infiniband_mad/umad0/port | tr '\n' ' ')
 expect "$t: abi_version, ibdev and port are 444 ($modes)" [ "$modes" = "444 444 444 " ]
 
+# runtool NAME TEST...: the tool; a FAIL line if it is missing or dies
+runtool() {
+	local n=$1 rc
+	shift
+	if [ ! -x "$tool" ]; then
+		fail "$n: the test tool" "$tool is missing (the guest sees only the host's root)"
+		return
+	fi
+	"$tool" -s "$stack" -n "$n" "$@"
+	rc=$?
+	# 0: all passed, 1: some failed (their FAIL lines are out)
+	[ "$rc" -le 1 ] || fail "$n: the test tool ($*)" "exited $rc"
+}
+
 # shellcheck disable=SC2086
-"$tool" -s "$stack" -n "$t" $tests
+runtool "$t" $tests
 
 if [ "${CATAS:-0}" = 1 ]; then
-	REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'" \
-		RESTORE_CMD=true "$tool" -s "$stack" -n "$t: catas" removal
+	(
+		export REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'"
+		export RESTORE_CMD=true
+		runtool "$t: catas" removal
+	)
 fi
 
 if [ "${UNLOAD:-0}" = 1 ]; then
