@@ -58,6 +58,7 @@ static bool sa_port_dead(struct sa_port *port)
 
 static void sa_mc_fail(struct sa_mc_member *m, int status)
 {
+	lockdep_assert_held(&m->group->lock);
 	m->state = SA_MC_FAILED;
 	m->status = status;
 	m->notify = true;
@@ -178,6 +179,7 @@ static struct sa_mc_member *sa_mc_first_pending(struct sa_mc_group *group,
 {
 	struct sa_mc_member *m;
 
+	lockdep_assert_held(&group->lock);
 	list_for_each_entry(m, &group->members, list)
 		if (m->state == SA_MC_PENDING && (m->join_state & bits))
 			return m;
@@ -192,6 +194,7 @@ static void sa_mc_join(struct sa_mc_group *group, u8 want)
 	bool rejoin = first->rejoining;
 	int ret;
 
+	lockdep_assert_held(&group->lock);
 	if (group->have_rec) {
 		/* the SA's own record, without the MLID it may reassign */
 		rec = &group->rec;

@@ -258,7 +258,9 @@ void ib_sa_cancel_query(int id, struct ib_sa_query *query);
  * status 0 with the record (resp valid during the call only, num_paths 1),
  * or a negative errno (see the top of this file) with resp NULL and
  * num_paths 0.  The MAD is retried up to 3 times, each try waiting
- * timeout_ms.
+ * timeout_ms.  The callback runs on the MAD layer's work queue of the
+ * port: it must not wait for another SA query (no
+ * ib_sa_path_rec_get_sync() there); starting one is fine.
  */
 int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
 		       u32 port_num, const struct ib_sa_path_rec *rec,
@@ -270,8 +272,9 @@ int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
 
 /*
  * [sleep] The same, waiting for the answer: 0 with *resp filled, or a
- * negative errno.  An interrupted wait (a signal) cancels the query and
- * returns -EINTR once the query has finished.
+ * negative errno.  A signal during the wait cancels the query; the call
+ * still returns only once the query has finished, with its result (-EINTR
+ * unless the answer got there first).
  */
 int ib_sa_path_rec_get_sync(struct ib_sa_client *client,
 			    struct ib_device *device, u32 port_num,

@@ -51,7 +51,7 @@ run_cmd() {
 	np=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$line")
 	nf=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$line")
 	n=$(grep -cE '^ibstack_ksa: (PASS|FAIL) ' <<<"$log")
-	if [ -n "$np" ] && [ "$np" -gt 0 ] && [ "$((np + nf))" = "$n" ]; then
+	if [ -n "$np" ] && [ "$((np + nf))" -gt 0 ] && [ "$((np + nf))" = "$n" ]; then
 		pass "$t: cmd $1 ran $n checks"
 	else
 		fail "$t: cmd $1 ran its checks" "done line '$line', $n checks reported"
