@@ -102,13 +102,39 @@ static void umad_first_use(struct umad_file *file, bool new_abi)
 	mutex_unlock(&file->mutex);
 }
 
+/*
+ * Both REGISTER ioctls end here: register, write the agent id to the
+ * caller's idp, fix the header size (new_abi: REGISTER_AGENT2 implies the
+ * 64-byte header).
+ */
+static long umad_register_reply(struct umad_file *file, struct umad_reg *reg,
+				void __user *idp, bool new_abi)
+{
+	long ret = 0;
+	int id;
+
+	mutex_lock(&file->port->file_mutex);
+	id = umad_register(file, reg);
+	if (id < 0) {
+		ret = id;
+		goto out;
+	}
+	if (put_user((u32)id, (u32 __user *)idp)) {
+		umad_unregister_id(file, id);
+		ret = -EFAULT;
+		goto out;
+	}
+	umad_first_use(file, new_abi);
+out:
+	mutex_unlock(&file->port->file_mutex);
+	return ret;
+}
+
 static long umad_reg_agent(struct umad_file *file, void __user *arg,
 			   bool compat)
 {
 	struct ib_user_mad_reg_req ureq;
 	struct umad_reg reg = {};
-	int id;
-	long ret;
 
 	if (copy_from_user(&ureq, arg, sizeof(ureq)))
 		return -EFAULT;
@@ -130,30 +156,15 @@ static long umad_reg_agent(struct umad_file *file, void __user *arg,
 			       sizeof(reg.req.method_mask));
 	}
 
-	mutex_lock(&file->port->file_mutex);
-	id = umad_register(file, &reg);
-	if (id < 0) {
-		ret = id;
-		goto out;
-	}
-	if (put_user((u32)id, (u32 __user *)(arg + offsetof(struct ib_user_mad_reg_req, id)))) {
-		umad_unregister_id(file, id);
-		ret = -EFAULT;
-		goto out;
-	}
-	umad_first_use(file, false);
-	ret = 0;
-out:
-	mutex_unlock(&file->port->file_mutex);
-	return ret;
+	return umad_register_reply(file, &reg,
+				   arg + offsetof(struct ib_user_mad_reg_req, id),
+				   false);
 }
 
 static long umad_reg_agent2(struct umad_file *file, void __user *arg)
 {
 	struct ib_user_mad_reg_req2 ureq;
 	struct umad_reg reg = {};
-	int id;
-	long ret;
 
 	if (copy_from_user(&ureq, arg, sizeof(ureq)))
 		return -EFAULT;
@@ -184,22 +195,9 @@ static long umad_reg_agent2(struct umad_file *file, void __user *arg)
 				  IB_MGMT_MAX_METHODS);
 	}
 
-	mutex_lock(&file->port->file_mutex);
-	id = umad_register(file, &reg);
-	if (id < 0) {
-		ret = id;
-		goto out;
-	}
-	if (put_user((u32)id, (u32 __user *)(arg + offsetof(struct ib_user_mad_reg_req2, id)))) {
-		umad_unregister_id(file, id);
-		ret = -EFAULT;
-		goto out;
-	}
-	umad_first_use(file, true);
-	ret = 0;
-out:
-	mutex_unlock(&file->port->file_mutex);
-	return ret;
+	return umad_register_reply(file, &reg,
+				   arg + offsetof(struct ib_user_mad_reg_req2, id),
+				   true);
 }
 
 static long umad_unreg_agent(struct umad_file *file, u32 __user *arg)
