@@ -204,6 +204,21 @@ sm_stop() {
 	wait_for 10 all_gone "${pids[@]}"
 }
 
+# sm_back: after mlx4_0 went away and came back (driver reload, recovery
+# from a catastrophic error), have an SM bring its ports up again: stop any
+# opensm of this node (its files died with the old device), wait (bounded)
+# for port 1 of the new device to have its GUID, start opensm on it
+sm_back() {
+	sm_stop || return 1
+	wait_for 60 sm_port1_back || return 1
+	sm_start 1
+}
+sm_port1_back() {
+	local g
+	g=$(port_guid 1 2>/dev/null) || return 1
+	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ]
+}
+
 # peer_xchg TAG LINE: send LINE to the other node over the management
 # network ($PEER) and print the line it sent under the same TAG (node 1
 # listens, node 2 connects; bounded to XCHG_BOUND seconds, default 120);

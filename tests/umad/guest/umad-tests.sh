@@ -60,18 +60,28 @@ runtool() {
 	[ "$rc" -le 1 ] || fail "$n: the test tool ($*)" "exited $rc"
 }
 
-# shellcheck disable=SC2086
-runtool "$t" $tests
+# With SM_STOP the ports came up under an SM that is gone: after the
+# removal test brings the device back, an SM must bring its port up again
+lib=$stack_top/tests/stack/guest/lib.sh
+restore_sm=
+[ "${SM_STOP:-0}" = 1 ] && restore_sm=" && sm_back"
+(
+	export RESTORE_CMD="bash -c '. $lib && modprobe mlx4_ib$restore_sm'"
+	# shellcheck disable=SC2086
+	runtool "$t" $tests
+)
 
 if [ "${CATAS:-0}" = 1 ]; then
 	(
-		export REMOVE_CMD="bash -c '. $stack_top/tests/stack/guest/lib.sh && catas'"
-		export RESTORE_CMD=true
+		export REMOVE_CMD="bash -c '. $lib && catas'"
+		export RESTORE_CMD="bash -c '. $lib${restore_sm:- && true}'"
 		runtool "$t: catas" removal
 	)
 fi
 
 if [ "${UNLOAD:-0}" = 1 ]; then
+	# an SM would hold ib_umad open
+	expect "$t: no opensm before the unload" sm_stop
 	expect "$t: modprobe -r ib_umad once every file is closed" modprobe -r ib_umad
 	expect "$t: /sys/class/infiniband_mad is gone" [ ! -e /sys/class/infiniband_mad ]
 	expect "$t: modprobe ib_umad again" modprobe ib_umad
