@@ -16,6 +16,19 @@ static int sa_gid_index(struct ib_device *device, u32 port_num,
 	return index;
 }
 
+/* a global route to dgid from our GID at sgid_index */
+static void sa_set_grh(struct ib_ah_attr *ah_attr, const union ib_gid *dgid,
+		       u32 flow_label, u8 hop_limit, u8 traffic_class,
+		       int sgid_index)
+{
+	ah_attr->ah_flags = IB_AH_GRH;
+	ah_attr->grh.dgid = *dgid;
+	ah_attr->grh.flow_label = flow_label;
+	ah_attr->grh.hop_limit = hop_limit;
+	ah_attr->grh.traffic_class = traffic_class;
+	ah_attr->grh.sgid_index = sgid_index;
+}
+
 int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 			 const struct ib_sa_path_rec *rec,
 			 struct ib_ah_attr *ah_attr)
@@ -33,14 +46,9 @@ int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 	ah_attr->src_path_bits = rec->slid & ((1U << lmc) - 1);
 	ah_attr->static_rate = rec->rate;
 	ah_attr->port_num = port_num;
-	if (rec->hop_limit > 1) {
-		ah_attr->ah_flags = IB_AH_GRH;
-		ah_attr->grh.dgid = rec->dgid;
-		ah_attr->grh.flow_label = rec->flow_label;
-		ah_attr->grh.hop_limit = rec->hop_limit;
-		ah_attr->grh.traffic_class = rec->traffic_class;
-		ah_attr->grh.sgid_index = index;
-	}
+	if (rec->hop_limit > 1)
+		sa_set_grh(ah_attr, &rec->dgid, rec->flow_label, rec->hop_limit,
+			   rec->traffic_class, index);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_from_path);
@@ -59,12 +67,8 @@ int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
 	ah_attr->sl = rec->sl;
 	ah_attr->static_rate = rec->rate;
 	ah_attr->port_num = port_num;
-	ah_attr->ah_flags = IB_AH_GRH;
-	ah_attr->grh.dgid = rec->mgid;
-	ah_attr->grh.flow_label = rec->flow_label;
-	ah_attr->grh.hop_limit = rec->hop_limit;
-	ah_attr->grh.traffic_class = rec->traffic_class;
-	ah_attr->grh.sgid_index = index;
+	sa_set_grh(ah_attr, &rec->mgid, rec->flow_label, rec->hop_limit,
+		   rec->traffic_class, index);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_from_mcmember);
