@@ -293,15 +293,19 @@ uint8_t cx3_cmd_query_hca(struct cx3_dev *dev, struct cx3_cmd *cmd)
 }
 
 /*
- * CLOSE_HCA: the driver must have torn down every object first; anything
- * still live is its leak, reported here and dropped.
+ * CLOSE_HCA: the driver must have torn down every object first.  What is
+ * live is logged every time (the host reads the line after every unload:
+ * the objects must all be zero; ICM, aux pages and vectors are still
+ * mapped here and are checked at the ownership release), anything live is
+ * also reported as the driver's leak, and all of it is dropped.
  */
 uint8_t cx3_cmd_close_hca(struct cx3_dev *dev, struct cx3_cmd *cmd)
 {
 	const struct cx3_live *l = &dev->live;
 
 	(void)cmd;
-	if (l->eq || l->cq || l->qp || l->srq || l->mpt)
+	cx3_log_live(dev, "at CLOSE_HCA");
+	if (l->eq || l->cq || l->qp || l->srq || l->mpt || l->mcg)
 		cx3_log_live(dev, "at CLOSE_HCA (driver leaked these)");
 	cx3_objects_free(dev);
 	dev->events = false;

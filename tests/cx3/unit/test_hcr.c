@@ -169,7 +169,16 @@ int main(void)
 	out = 0;
 	st = post(&dev, 0, 0, &out, 0x014, 1);
 	check(st == 0 && dev.live.eq == 0, "HW2SW_EQ frees the EQ (%d)", st);
+	/* a multicast group left with a member is the driver's leak */
+	memset(gp(mbox), 0, 4096);
+	cx3_put32(gp(mbox), 4, 1);			/* one member */
+	cx3_put32(gp(mbox), 0x20, 5);			/* QP 5 */
+	check(post(&dev, mbox, 0, &out, 0x026, 0) == 0 && dev.live.mcg == 1,
+	      "WRITE_MCG with one member: one group live");
 	check(post(&dev, 0, 0, &out, 0x008, 0) == 0, "CLOSE_HCA");
+	check(strstr(last_log, "live objects at CLOSE_HCA (driver leaked these): eq=0 cq=0 qp=0 srq=0 mpt=0 mcg=1 ") != NULL,
+	      "CLOSE_HCA reports the group left behind as a leak (%s)", last_log);
+	check(dev.live.mcg == 0, "CLOSE_HCA drops it");
 	check(post(&dev, 0, 1024, &out, 0xff9, 0) == 0, "UNMAP_ICM");
 	check(post(&dev, 0, 0, &out, 0xffb, 0) == 0, "UNMAP_ICM_AUX");
 	check(post(&dev, 0, 0, &out, 0xffe, 0) == 0, "UNMAP_FA");

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Helpers for the stack tests' guest scripts, on top of the test bed's
-# (pass, fail, expect, contains, cable, wait_for).
+# (pass, fail, plan, expect, contains, cable, wait_for, peer_xchg, barrier).
 # shellcheck source=../../testbed/guest/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../testbed/guest/lib.sh"
 
@@ -217,46 +217,4 @@ sm_port1_back() {
 	local g
 	g=$(port_guid 1 2>/dev/null) || return 1
 	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ]
-}
-
-# peer_xchg TAG LINE: send LINE to the other node over the management
-# network ($PEER) and print the line it sent under the same TAG (node 1
-# listens, node 2 connects; bounded to XCHG_BOUND seconds, default 120);
-# a barrier too
-peer_xchg() {
-	/usr/bin/python3 - "$NODE" "$PEER" "$1" "$2" "${XCHG_BOUND:-120}" <<'PY'
-import socket
-import sys
-import time
-
-node, peer, tag, line, bound = sys.argv[1:6]
-port = 18000 + sum(map(ord, tag)) % 500
-end = time.time() + int(bound)
-if node == "1":
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("0.0.0.0", port))
-    srv.listen(1)
-    srv.settimeout(int(bound))
-    conn, _ = srv.accept()
-else:
-    while True:
-        try:
-            conn = socket.create_connection((peer, port), timeout=5)
-            break
-        except OSError:
-            if time.time() > end:
-                raise
-            time.sleep(0.3)
-conn.settimeout(int(bound))
-conn.sendall((line + "\n").encode())
-got = b""
-while not got.endswith(b"\n"):
-    chunk = conn.recv(4096)
-    if not chunk:
-        break
-    got += chunk
-conn.close()
-print(got.decode().strip())
-PY
 }

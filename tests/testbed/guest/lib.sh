@@ -1,9 +1,45 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Helpers for the scripts that run inside a test VM: each check prints one
 # "PASS name" or "FAIL name: why" line; the host side counts them.
+#
+# Every script declares how many checks it reports (plan N, once it knows
+# N): when it exits, a count that differs from the plan or a non-zero exit
+# status is a FAIL line of its own, so a script that stops half-way, or
+# skips a check on some path, cannot pass.  Checks made in subshells count
+# too ($$ is the script's pid in all of them); a script started by this one
+# keeps its own count and plan.
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: ${2:-}"; }
+_checks_file=/tmp/.checks.$$
+_plan=
+_plan_name=${TESTNAME:-$(basename "$0" .sh)}
+
+_count() { echo >>"$_checks_file"; }
+pass() { echo "PASS $1"; _count; }
+fail() { echo "FAIL $1: ${2:-}"; _count; }
+
+# plan N [NAME]: this script reports exactly N checks (NAME: how the
+# verdict on the plan is named, default TESTNAME or the script's name)
+plan() {
+	_plan=$1
+	[ -n "${2:-}" ] && _plan_name=$2
+	: >"$_checks_file"
+	trap '_plan_end $?' EXIT
+}
+# plan_more N: N more checks than planned so far (a branch that adds some)
+plan_more() { _plan=$((_plan + $1)); }
+_plan_end() {
+	local rc=$1 n=0
+	[ -e "$_checks_file" ] && n=$(grep -c '' "$_checks_file")
+	rm -f "$_checks_file"
+	if [ "$rc" != 0 ]; then
+		echo "FAIL $_plan_name: the script exited with status $rc"
+	elif [ "$n" != "$_plan" ]; then
+		echo "FAIL $_plan_name: the script reported $n checks, it plans $_plan"
+	else
+		echo "PASS $_plan_name: all $_plan planned checks reported"
+	fi
+}
 
 # expect NAME CMD...: PASS if CMD succeeds
 expect() {
@@ -44,4 +80,90 @@ wait_for() {
 		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.5
 	done
+}
+
+# listening PORT: a TCP socket of this node listens on PORT (IPv4 or v6)
+listening() {
+	local hex f
+	hex=$(printf '%04X' "$1")
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		# local address column ends in :PORT, state 0A is LISTEN
+		awk -v p=":$hex" 'substr($2, length($2) - 4) == p && $4 == "0A" { ok = 1 } END { exit !ok }' "$f" 2>/dev/null &&
+			return 0
+	done
+	return 1
+}
+
+# wait_listen SECONDS PORT [PID]: until a socket listens on PORT (false
+# after SECONDS, or as soon as process PID, the server, is gone)
+wait_listen() {
+	local end=$((SECONDS + $1))
+	until listening "$2"; do
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || return 1
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# peer_xchg TAG LINE: send LINE to the other node over the management
+# network ($PEER) and print the line it sent under the same TAG (node 1
+# listens, node 2 connects and retries until node 1 listens; bounded to
+# XCHG_BOUND seconds, default 120); a barrier too.  Fails (status 1, no
+# output) if the other node did not answer in time.
+peer_xchg() {
+	/usr/bin/python3 - "$NODE" "$PEER" "$1" "$2" "${XCHG_BOUND:-120}" <<'PY'
+import socket
+import sys
+import time
+import zlib
+
+node, peer, tag, line, bound = sys.argv[1:6]
+port = 18000 + zlib.crc32(tag.encode()) % 500
+end = time.time() + int(bound)
+try:
+    if node == "1":
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("0.0.0.0", port))
+        srv.listen(1)
+        srv.settimeout(int(bound))
+        while True:
+            conn, _ = srv.accept()
+            conn.settimeout(max(1, end - time.time()))
+            # the first line is the tag: a late peer of an earlier
+            # exchange on the same port is turned away
+            f = conn.makefile("rb")
+            if f.readline().decode().strip() == tag:
+                break
+            conn.close()
+    else:
+        while True:
+            try:
+                conn = socket.create_connection((peer, port), timeout=5)
+                break
+            except OSError:
+                if time.time() > end:
+                    raise
+                time.sleep(0.3)
+        conn.settimeout(max(1, end - time.time()))
+        conn.sendall((tag + "\n").encode())
+        f = conn.makefile("rb")
+    conn.sendall((line + "\n").encode())
+    got = f.readline()
+    conn.close()
+except OSError as e:
+    print("peer_xchg %s: %s" % (tag, e), file=sys.stderr)
+    sys.exit(1)
+if not got.endswith(b"\n"):
+    print("peer_xchg %s: the other node closed without a line" % tag, file=sys.stderr)
+    sys.exit(1)
+print(got.decode().strip())
+PY
+}
+
+# barrier TAG: both nodes got here (bounded like peer_xchg); true at once
+# with one node
+barrier() {
+	[ "${NODES:-1}" = 1 ] && return 0
+	[ "$(peer_xchg "$1" "$1")" = "$1" ]
 }
