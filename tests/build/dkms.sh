@@ -13,7 +13,7 @@
 #     host's /lib/modules is what every later VM test boots with).
 # Prints PASS/FAIL lines.  While it runs, other VM tests on this host would
 # see our modules instead of the kernel's: do not run them concurrently.
-#   tests/build/dkms.sh [--no-vm]
+#   [DKMS_SERIES="6.1 6.12"] tests/build/dkms.sh [--no-vm]
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +28,8 @@ if [ "$(id -u)" != 0 ]; then fail "must run as root"; exit 1; fi
 if ! command -v dkms >/dev/null; then fail "no dkms (make setup installs it)"; exit 1; fi
 
 series=() releases=()
-for s in 6.1 6.12; do
+# DKMS_SERIES: the kernels to build and boot for (default both)
+for s in ${DKMS_SERIES:-6.1 6.12}; do
 	if r=$("$top/tests/setup/kernels.sh" version "$s" 2>/dev/null); then
 		series+=("$s")
 		releases+=("$r")

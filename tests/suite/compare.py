@@ -1,0 +1,299 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Comparisons of one stack's outputs with another's (tests/run-checks):
+the sysfs tree of mlx4_0 (tests/stack/guest/sysfs-tree.sh's dump) and the
+infiniband-diags outputs (tests/stack/guest/diags.sh's files), field by
+field.  Each function returns PASS/FAIL lines; A is the reference (the
+in-tree stack), B the stack under test.  What may differ is listed here,
+each with its reason.
+"""
+import fnmatch
+import glob
+import os
+import re
+
+# --- the sysfs comparison --------------------------------------------------
+# Entries that may exist under one stack only (shell patterns; * also
+# matches "/"), each with the reason.
+MAY_LACK = [
+    # ib_cm's per-port counters: ib_cm adds them when it is loaded; the
+    # inbox stack always has it (ib_ipoib needs it), ours loads a CM only
+    # once it provides one
+    "ports/*/cm_rx_duplicates", "ports/*/cm_rx_duplicates/*",
+    "ports/*/cm_rx_msgs", "ports/*/cm_rx_msgs/*",
+    "ports/*/cm_tx_msgs", "ports/*/cm_tx_msgs/*",
+    "ports/*/cm_tx_retries", "ports/*/cm_tx_retries/*",
+]
+# Entries whose value format may differ, each with the reason.
+MAY_DIFFER = [
+    # the counters move with traffic and time (the class of a number is
+    # the same anyway; listed in case one side reads before a counter
+    # exists)
+    "hw_counters/lifespan",
+]
+# Values that must be identical under both stacks (the card and opensm
+# decide them, not the stack: opensm sweeps the same topology in the same
+# order under both, its port first, and gives out the same LIDs).  Not
+# compared exactly: cap_mask (ib_cm and the MAD layer set bits when
+# loaded), node_desc (any stack may name the node), the counters.
+SAME_VALUE = [
+    "node_type", "fw_ver", "hca_type", "board_id", "hw_rev", "node_guid", "sys_image_guid",
+    "ports/1/link_layer", "ports/1/rate", "ports/1/state", "ports/1/phys_state",
+    "ports/1/lid", "ports/1/lid_mask_count", "ports/1/sm_lid", "ports/1/sm_sl",
+    "ports/1/pkeys/0", "ports/1/gids/0",
+    "ports/2/link_layer", "ports/2/rate", "ports/2/state", "ports/2/phys_state",
+    "ports/2/lid", "ports/2/sm_lid", "ports/2/pkeys/0", "ports/2/gids/0",
+]
+
+# --- the diags comparison ---------------------------------------------------
+# Fields of the diags' output that may differ between the two runs, as
+# "FILE-PATTERN:FIELD-PATTERN" (FILE without .txt, e.g. p1-perfquery-self;
+# FIELD as parse() names it), each with the reason.
+DIAGS_SKIP = [
+    # traffic counters: every SMP, GMP and SM sweep moves them, so their
+    # values depend on timing (diags.sh checks on each stack that they
+    # grow with the traffic it sends; the error counters are compared)
+    "*perfquery-*:PortXmitData", "*perfquery-*:PortRcvData",
+    "*perfquery-*:PortXmitPkts", "*perfquery-*:PortRcvPkts",
+    # opensm counts its sweeps: the count depends on how long it has run
+    "*sminfo:activity count",
+    # when ibnetdiscover ran
+    "*ibnetdiscover:Topology file",
+    # the names smpquery gives CapMask's bits: CapMask itself is compared
+    # (masked as below)
+    "*smpquery-portinfo-*:CapMask (flags)",
+]
+# Fields compared only in the bits of a mask, each with the reason.
+DIAGS_MASK = [
+    # IsCommunicationManagementSupported (0x10000): ib_cm sets it on the
+    # ports it serves; the inbox stack always loads ib_cm (ib_ipoib needs
+    # it), ours has no CM yet
+    ("*smpquery-portinfo-*:CapMask", 0xfffeffff),
+    ("ibstat:Port */Capability mask", 0xfffeffff),
+    ("*saquery-s:capability_mask", 0xfffeffff),
+]
+skip = DIAGS_SKIP
+masks = DIAGS_MASK
+
+
+def _res(out, name):
+    def res(ok, what, why=""):
+        out.append("PASS %s: %s" % (name, what) if ok else "FAIL %s: %s: %s" % (name, what, why))
+    return res
+
+
+def load(f):
+    d = {}
+    for line in open(f, encoding="utf-8", errors="replace"):
+        p = line.rstrip("\n").split("\t")
+        if len(p) >= 3:
+            d[p[0]] = (p[1], p[2], p[3] if len(p) > 3 else "")
+    return d
+
+def hit(path, pats):
+    return any(fnmatch.fnmatchcase(path, p) for p in pats)
+
+def groups(paths):
+    # a missing directory stands for what is below it; ports/1/gids/17 ->
+    # ports/N/gids/N, counted
+    s = set(paths)
+    below = {}
+    for p in paths:
+        up = [p[:i] for i in range(len(p)) if p[i] == "/" and p[:i] in s]
+        if up:
+            below[up[0]] = below.get(up[0], 0) + 1
+    g = {}
+    for p in paths:
+        if any(p[:i] in s for i in range(len(p)) if p[i] == "/"):
+            continue
+        k = re.sub(r"(?<=/)[0-9]+(?=/|$)", "N", p)
+        if p in below:
+            k += "/ (%d entries)" % below[p]
+        g[k] = g.get(k, 0) + 1
+    out = ["%s%s" % (k, " (x%d)" % n if n > 1 else "") for k, n in sorted(g.items())]
+    return ", ".join(out[:12]) + (", ..." if len(out) > 12 else "")
+
+
+def compare_trees(name, fa, fb, la="inbox", lb="ours", may_lack=MAY_LACK,
+                  may_differ=MAY_DIFFER, same=SAME_VALUE):
+    """sysfs-tree.sh's dumps FA (reference) and FB, as PASS/FAIL lines"""
+    out = []
+    res = _res(out, name)
+    empty = [lbl for lbl, f in ((la, fa), (lb, fb))
+             if not f or not os.path.exists(f) or not os.path.getsize(f)]
+    if empty:
+        res(False, "compare %s with %s" % (lb, la), "no dump from %s" % " and ".join(empty))
+        return out
+    A, B = load(fa), load(fb)
+    lack = [p for p in A if p not in B and not hit(p, may_lack)]
+    extra = [p for p in B if p not in A and not hit(p, may_lack)]
+    res(not lack, "%s has every entry %s has (%d)" % (lb, la, len(A)),
+        "missing under %s: %s" % (lb, groups(lack)))
+    res(not extra, "%s has no entry %s lacks" % (lb, la),
+        "only under %s: %s" % (lb, groups(extra)))
+    both = sorted(p for p in A if p in B)
+    modes = [p for p in both if A[p][0] != B[p][0]]
+    res(not modes, "same modes on the %d common entries" % len(both),
+        "; ".join("%s %s %s %s %s" % (p, la, A[p][0], lb, B[p][0]) for p in modes[:10]))
+    fmts = [p for p in both if A[p][1] != B[p][1] and not hit(p, may_differ)]
+    res(not fmts, "same value formats on the common entries",
+        "; ".join("%s %s '%s' %s '%s'" % (p, la, A[p][1], lb, B[p][1]) for p in fmts[:10]))
+    for p in same:
+        if p not in A:
+            res(False, "%s as under %s" % (p, la), "the %s dump has no %s" % (la, p))
+        elif p not in B:
+            res(False, "%s as under %s ('%s')" % (p, la, A[p][2]), "missing under %s" % lb)
+        else:
+            res(A[p][2] == B[p][2], "%s as under %s ('%s')" % (p, la, A[p][2]),
+                "%s '%s'" % (lb, B[p][2]))
+    return out
+
+
+FIELD_DOTS = re.compile(r"^\s*([^.\s][^.:]*?)(?::\.+|\.{2,})(.*)$")
+FIELD_COLON = re.compile(r"^\s*#?\s*([A-Za-z][\w /()-]*?): (.*)$")
+FIELD_EQ = re.compile(r"^([a-z]+)=(\S*)$")
+SECTION = re.compile(r"^\s+(\S.*):$")
+SMINFO = re.compile(r"^sminfo: sm lid (\S+) sm guid (\S+), activity count (\S+) priority (\S+) state (\S+) (\S+)$")
+IBADDR = re.compile(r"^GID (\S+) LID start (\S+) end (\S+)$")
+QUOTED = re.compile(r'"([^"]*)"')
+
+
+def parse(path):
+    """a file as a list of records, each a list of [field, value]"""
+    base = os.path.basename(path)
+    recs, cur, sect, nline = [], None, "", 0
+    def new(header):
+        nonlocal cur, sect
+        cur = [["(record)", header]]
+        recs.append(cur)
+        sect = ""
+    def add(k, v):
+        if cur is None:
+            new("")
+        cur.append([sect + k, v.strip()])
+    for line in open(path, encoding="utf-8", errors="replace"):
+        line = line.rstrip("\n")
+        if not line.strip():
+            continue
+        if base == "status.txt":
+            # "FILE EXIT-STATUS"
+            add("exit status of " + line.split()[0], line.split()[-1])
+            continue
+        m = SMINFO.match(line)
+        if m:
+            for k, v in zip(("sm lid", "sm guid", "activity count", "priority", "state", "state name"), m.groups()):
+                add(k, v)
+            continue
+        m = IBADDR.match(line)
+        if m:
+            for k, v in zip(("GID", "LID start", "LID end"), m.groups()):
+                add(k, v)
+            continue
+        if "ibnetdiscover" in base and not line.startswith("#") and "=" not in line:
+            # node descriptions are quoted after '#': apart, so that they
+            # can be excepted by name
+            if "#" in line:
+                head, tail = line.split("#", 1)
+                for i, d in enumerate(QUOTED.findall(tail)):
+                    add("node description %d of line %d" % (i + 1, nline), d)
+                line = head + "#" + QUOTED.sub('"<node description>"', tail)
+            add("line %d" % nline, re.sub(r"\s+", " ", line))
+            nline += 1
+            continue
+        m = FIELD_DOTS.match(line)
+        if m and not line.startswith("#"):
+            add(m.group(1), m.group(2))
+            continue
+        m = FIELD_EQ.match(line)
+        if m:
+            add(m.group(1), m.group(2))
+            continue
+        if not line[0].isspace():
+            # a header line (a record's start): "# Port info: Lid 1 port 1",
+            # "NodeRecord dump:", "CA 'mlx4_0'", "IsSM ports"
+            m = FIELD_COLON.match(line)
+            if m and line.startswith("#") and cur is not None and "dump" not in line:
+                add(m.group(1), m.group(2))
+            else:
+                new(line.strip())
+            continue
+        m = SECTION.match(line)
+        if m:
+            sect = m.group(1) + "/"
+            continue
+        m = FIELD_COLON.match(line)
+        if m:
+            add(m.group(1), m.group(2))
+            continue
+        # an indented word alone: a flag listed under the field before
+        # (smpquery's CapMask names its bits)
+        if cur is not None and len(cur) > 1:
+            k = cur[-1][0]
+            if not k.endswith(" (flags)"):
+                cur.append([k + " (flags)", ""])
+            cur[-1][1] = (cur[-1][1] + " " + line.strip()).strip()
+            continue
+        add("text", line)
+    return recs
+
+
+def skipped(f, k):
+    return any(fnmatch.fnmatchcase(f + ":" + k, p) for p in skip)
+
+
+def norm(f, k, v):
+    for p, mask in masks:
+        if fnmatch.fnmatchcase(f + ":" + k, p):
+            try:
+                return "%#x (masked %#x)" % (int(v, 0) & mask, mask)
+            except ValueError:
+                return v
+    return v
+
+
+def compare_diags(name, da, db, la="inbox", lb="ours"):
+    """diags.sh's directories DA (reference) and DB, as PASS/FAIL lines"""
+    out = []
+    res = _res(out, name)
+    files_a = sorted(os.path.basename(p) for p in glob.glob(os.path.join(da, "*.txt")))
+    files_b = sorted(os.path.basename(p) for p in glob.glob(os.path.join(db, "*.txt")))
+    if not files_a or not files_b:
+        res(False, "compare %s with %s" % (lb, la), "no output from %s" % (la if not files_a else lb))
+        return out
+    missing = [f for f in files_a if f not in files_b]
+    res(not missing, "%s ran every query %s did (%d)" % (lb, la, len(files_a)),
+        "no output under %s: %s" % (lb, " ".join(missing)))
+    extra = [f for f in files_b if f not in files_a]
+    res(not extra, "%s ran no query %s did not (%d)" % (lb, la, len(files_b)),
+        "output under %s only: %s" % (lb, " ".join(extra)))
+    for f in files_a:
+        if f not in files_b:
+            continue
+        tag = f[:-4]
+        A = [[(k, norm(tag, k, v)) for k, v in r if not skipped(tag, k)] for r in parse(os.path.join(da, f))]
+        B = [[(k, norm(tag, k, v)) for k, v in r if not skipped(tag, k)] for r in parse(os.path.join(db, f))]
+        # records in a stable order (saquery's need not come in one)
+        A.sort(key=repr)
+        B.sort(key=repr)
+        diffs = []
+        if len(A) != len(B):
+            diffs.append("%d records under %s, %d under %s" % (len(A), la, len(B), lb))
+        nf = 0
+        for i, (ra, rb) in enumerate(zip(A, B)):
+            ka, kb = dict(ra), dict(rb)
+            where = " (record %d of %d)" % (i + 1, len(A)) if len(A) > 1 else ""
+            for k in ka:
+                nf += 1
+                if k not in kb:
+                    diffs.append("%s%s: %s '%s', missing under %s" % (k, where, la, ka[k], lb))
+                elif ka[k] != kb[k]:
+                    diffs.append("%s%s: %s '%s', %s '%s'" % (k, where, la, ka[k], lb, kb[k]))
+            for k in kb:
+                if k not in ka:
+                    diffs.append("%s%s: %s '%s', missing under %s" % (k, where, lb, kb[k], la))
+        if not diffs:
+            res(True, "%s: %d fields in %d records as under %s" % (tag, nf, len(A), la))
+        for d in diffs[:8]:
+            res(False, "%s: as under %s" % (tag, la), d)
+        if len(diffs) > 8:
+            res(False, "%s: as under %s" % (tag, la), "%d more differences" % (len(diffs) - 8))
+    return out

@@ -1,0 +1,274 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every test group of the project, in the order tests/run-checks reports
+them, each with its tier declared on each of its items (engine.py):
+  both   make check and make check-full
+  check  make check only (a lighter variant that check-full replaces)
+  full   make check-full only
+make check runs every group once on Debian's 6.1 with our stack (the
+in-tree stack for the test bed's own groups), plus a smoke of our stack on
+6.12; make check-full runs the whole matrix: both kernels, one and two
+nodes, every comparison with the in-tree stack, both orders of the mixed
+fabric, the 50-cycle modprobe runs.
+"""
+import glob
+import os
+import re
+
+from compare import compare_diags, compare_trees
+from engine import TOP, Boot, Group, release, sh
+
+TB = "tests/testbed/guest"
+ST = "tests/stack/guest"
+GROUPS = []
+
+
+def group(name, what):
+    g = Group(name, what)
+    GROUPS.append(g)
+    return g
+
+
+def inbox(k="6.1", **kw):
+    return Boot(kernel=k, stacks=("inbox",), **kw)
+
+
+def ours(k="6.1", **kw):
+    return Boot(kernel=k, stacks=("ours",), **kw)
+
+
+# --- host steps ----------------------------------------------------------------
+def unit_tests(ctx):
+    r = sh(["make", "-s", "-C", os.path.join(TOP, "tests/cx3/unit"), "all"])
+    if r.returncode != 0:
+        yield "FAIL unit tests: the build failed"
+        yield from ("    " + x for x in r.stdout.splitlines()[-20:])
+        return
+    tests = sorted(t for t in glob.glob(os.path.join(TOP, "tests/cx3/unit/test_*"))
+                   if os.access(t, os.X_OK) and not t.endswith(".c"))
+    if not tests:
+        yield "FAIL unit tests: none built"
+    for t in tests:
+        r = sh([t])
+        lines = r.stdout.splitlines()
+        yield from lines
+        name = os.path.basename(t)
+        n = sum(1 for x in lines if x.startswith(("PASS ", "FAIL ")))
+        m = [re.search(r"(\d+) checks, (\d+) failed", x) for x in lines]
+        m = [x for x in m if x]
+        if r.returncode == 0 and m and int(m[-1].group(1)) == n and n > 0:
+            yield "PASS %s: exited 0, its summary counts its %d lines" % (name, n)
+        else:
+            yield "FAIL %s: exited %d, summary %s, %d PASS/FAIL lines" % (
+                name, r.returncode, m[-1].group(0) if m else "missing", n)
+
+
+def build_checks(ctx):
+    r = sh([os.path.join(TOP, "tests/build/check.sh")])
+    yield from r.stdout.splitlines()
+    if r.returncode != 0 or not re.search(r"^build-check: done", r.stdout, re.M):
+        yield "FAIL build: tests/build/check.sh exited %d before its end" % r.returncode
+
+
+def build_expect():
+    ex = [r"^(PASS|FAIL) compat:", r"^(PASS|FAIL) shadow includes:",
+          r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow "]
+    for k in ("6.1", "6.12"):
+        rel = release(k) or "no-%s-kernel" % k
+        ex += [r"^(PASS|FAIL) build %s" % re.escape(rel), r"^(PASS|FAIL) W=1 %s" % re.escape(rel),
+               r"^(PASS|FAIL) sparse %s" % re.escape(rel)]
+    return tuple(ex)
+
+
+def dkms(series):
+    def run(ctx):
+        env = dict(os.environ, DKMS_SERIES=" ".join(series))
+        r = sh([os.path.join(TOP, "tests/build/dkms.sh")], env=env)
+        yield from r.stdout.splitlines()
+        if r.returncode != 0:
+            yield "FAIL dkms: tests/build/dkms.sh exited %d" % r.returncode
+    return run
+
+
+def dkms_expect(series):
+    ex = [r"^PASS dkms add"]
+    for k in series:
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel]
+    return tuple(ex)
+
+
+def umadtest_build(ctx):
+    os.makedirs(os.path.dirname(ctx.umadtest), exist_ok=True)
+    r = sh(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-pthread",
+            "-I", os.path.join(TOP, "include"), "-o", ctx.umadtest,
+            os.path.join(TOP, "tests/umad/umadtest.c")])
+    if r.returncode == 0:
+        yield "PASS umad: the test tool builds without a warning"
+    else:
+        yield "FAIL umad: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
+# --- checks on a finished boot -------------------------------------------------
+def catas_reset(b, it):
+    """the model saw the error and, after it, the driver's reset"""
+    log = os.path.join(b.dir, "node1", "qemu.log")
+    try:
+        text = open(log, errors="replace").read()
+    except OSError:
+        return ["FAIL %s: card reset after the internal error: no qemu.log" % it.name]
+    out = []
+    errs = [m.start() for m in re.finditer(r"internal error, syndrome", text)]
+    if not errs:
+        return ["FAIL %s: the model raised no internal error" % it.name]
+    resets = [m.start() for m in re.finditer(r"live objects at reset", text)]
+    ok = all(any(r > e for r in resets) for e in errs)
+    out.append(("PASS %s: the model saw the driver reset the card after each of %d internal errors"
+                if ok else "FAIL %s: a reset after each of %d internal errors: none after one")
+               % (it.name, len(errs)))
+    return out
+
+
+# --- comparisons -------------------------------------------------------------------
+def cmp_sysfs(name, ref, test):
+    return lambda ctx: compare_trees(name, ctx.out_path(ref), ctx.out_path(test))
+
+
+def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
+    def run(ctx):
+        return compare_diags(name, ctx.out_path(ref, node, sub or ""),
+                             ctx.out_path(test, node, sub or ""), la, lb)
+    return run
+
+
+# === the groups ===================================================================
+g = group("unit", "the card model's hardware logic, without a VM (tests/cx3/unit)")
+g.step("unit", unit_tests)
+
+g = group("build", "W=1, sparse, checkpatch, the shadow guard, on 6.1 and 6.12 (tests/build/check.sh)")
+g.step("build", build_checks, expect=build_expect())
+
+# --- the test bed, judged by the in-tree stack ---------------------------------------
+g = group("devinfo", "probe, ibv_devinfo, ibstat, ibv_devices, smpquery; uncabled ports")
+g.item("devinfo-6.1", inbox(sm=False), TB + "/devinfo.sh")
+g.item("devinfo-6.12", inbox("6.12", sm=False), TB + "/devinfo.sh", tier="full")
+g.item("uncabled-6.1", inbox(sm=False, cable=False), TB + "/devinfo.sh",
+       env={"EXPECT_STATE": "DOWN"})
+
+g = group("intx", "the INTx fallback (mlx4_core msi_x=0)")
+g.item("intx-6.1", inbox(sm=False), TB + "/intx.sh", last=True, unloads=2)
+
+g = group("autoactive", "the model's auto-lid shortcut, no SM, with a pingpong")
+g.item("autoactive-6.1", inbox(sm=False, cx3_opts="auto-lid1=1,auto-lid2=2"),
+       TB + "/autoactive.sh")
+
+g = group("datapath", "opensm, ibnetdiscover, saquery; the four pingpongs; perftest (in-tree stack)")
+g.item("1node-subnet", inbox(), TB + "/subnet.sh")
+g.item("1node-pingpong", inbox(), TB + "/pingpong.sh", timeout=900)
+g.item("1node-perftest", inbox(), TB + "/perftest.sh", timeout=900)
+g.item("6.12-subnet", inbox("6.12"), TB + "/subnet.sh", tier="full")
+g.item("6.12-pingpong", inbox("6.12"), TB + "/pingpong.sh", tier="full", timeout=900)
+
+g = group("twonode", "two VMs: subnet, pingpongs, perftest, IPoIB TCP, a cable pull (in-tree stack)")
+for s, t in (("subnet", 300), ("pingpong", 900), ("perftest", 900), ("ipoib", 600), ("cable", 400)):
+    g.item("2node-" + s, inbox(nodes=2), "%s/%s.sh" % (TB, s), timeout=t)
+
+# --- our stack, compared with the in-tree one -----------------------------------------
+g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("sysfs-inbox-" + k, inbox(k), ST + "/sysfs-tree.sh", out="file", tier=tier)
+    g.item("sysfs-ours-" + k, ours(k), ST + "/sysfs-tree.sh", out="file", tier=tier)
+    g.compare("sysfs-" + k, cmp_sysfs("sysfs-" + k, "sysfs-inbox-" + k, "sysfs-ours-" + k),
+              ["sysfs-inbox-" + k, "sysfs-ours-" + k], tier=tier)
+
+g = group("diags", "infiniband-diags under ours against the in-tree stack, field by field")
+for k in ("6.1", "6.12"):
+    t1 = "both" if k == "6.1" else "full"
+    a, b = "diags-inbox-1node-" + k, "diags-ours-1node-" + k
+    g.item(a, inbox(k), ST + "/diags.sh", out="dir", tier=t1)
+    g.item(b, ours(k), ST + "/diags.sh", out="dir", tier="both")
+    g.compare("diags-1node-" + k, cmp_diags("diags-1node-" + k, a, b), [a, b], tier=t1)
+    a, b = "diags-inbox-2node-" + k, "diags-ours-2node-" + k
+    g.item(a, inbox(k, nodes=2), ST + "/diags.sh", out="dir", tier="full")
+    g.item(b, ours(k, nodes=2), ST + "/diags.sh", out="dir", tier="full")
+    for n in (1, 2):
+        nm = "diags-2node-%s-node%d" % (k, n)
+        g.compare(nm, cmp_diags(nm, a, b, n), [a, b], tier="full")
+
+g = group("failover", "two nodes: opensm moves from node 1 to node 2, ports stay ACTIVE")
+g.item("failover-ours-6.1", ours(nodes=2), ST + "/failover.sh")
+g.item("failover-inbox-6.1", inbox(nodes=2), ST + "/failover.sh", tier="full")
+g.item("failover-ours-6.12", ours("6.12", nodes=2), ST + "/failover.sh", tier="full")
+for n in (1, 2):
+    nm = "failover-6.1-node%d" % n
+    g.compare(nm, cmp_diags(nm, "failover-inbox-6.1", "failover-ours-6.1", n, sub="diags-failover"),
+              ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
+
+g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload")
+g.item("modprobe-ours-6.1", ours(sm=False, part="modprobe"), ST + "/modprobe-cycle.sh",
+       env={"CYCLES": 10}, last=True, unloads=11, tier="check", timeout=900)
+for k in ("6.1", "6.12"):
+    g.item("modprobe50-ours-" + k, ours(k, sm=False, part="modprobe"), ST + "/modprobe-cycle.sh",
+           env={"CYCLES": 50}, last=True, unloads=51, tier="full", timeout=1500)
+g.item("modprobe-inbox-6.1", inbox(sm=False, part="modprobe"), TB + "/modprobe-cycle.sh",
+       env={"CYCLES": 20}, last=True, unloads=21, tier="full", timeout=900)
+
+g = group("events", "port events on a cable pull and replug")
+g.item("events-ours-6.1", ours(), ST + "/cable-events.sh", needs=("kverbs",))
+g.item("events-inbox-6.1", inbox(), ST + "/cable-events.sh", env={"EVENTS": "asyncwatch"}, tier="full")
+g.item("events-ours-6.12", ours("6.12"), ST + "/cable-events.sh", needs=("kverbs",), tier="full")
+
+g = group("catas", "a catastrophic error: fatal event, remove, reset, add, ports back, traffic")
+g.item("catas-ours-6.1", ours(), ST + "/catas.sh", needs=("kverbs",), after=catas_reset, timeout=900)
+g.item("kverbs-catas-6.1", ours(), "tests/kverbs/guest/kverbs-catas.sh", needs=("kverbs",),
+       after=catas_reset, timeout=900)
+g.item("catas-inbox-6.1", inbox(), ST + "/catas.sh", env={"EVENTS": "asyncwatch"},
+       after=catas_reset, tier="full", timeout=900)
+g.item("catas-ours-6.12", ours("6.12"), ST + "/catas.sh", needs=("kverbs",), after=catas_reset,
+       tier="full", timeout=900)
+
+g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
+g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
+g.item("kverbs-2node-6.1", ours(nodes=2), "tests/kverbs/guest/kverbs-2node.sh", needs=("kverbs",))
+# the 6.12 smoke of make check: our stack loads under opensm, the self-test
+# runs, and MADs flow (diags-ours-1node-6.12 above)
+g.item("kverbs-ours-6.12", ours("6.12"), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
+g.item("kverbs-2node-6.12", ours("6.12", nodes=2), "tests/kverbs/guest/kverbs-2node.sh",
+       needs=("kverbs",), tier="full")
+
+g = group("kmad", "ib_mad's test module: agents, SMPs, GSI sends, timeouts, RMPP")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("kmad-ours-" + k, ours(k), "tests/kmad/guest/kmad-1node.sh", env={"SM_STOP": 1},
+           last=True, tier=tier)
+
+g = group("umad", "/dev/infiniband/umadN and issmN from user space (tests/umad/umadtest)")
+g.step("umad-build", umadtest_build)
+for k, s, tier in (("6.1", "ours", "both"), ("6.1", "inbox", "full"), ("6.12", "ours", "full")):
+    boot = ours(k) if s == "ours" else inbox(k)
+    g.item("umad-%s-%s" % (s, k), boot, "tests/umad/guest/umad-tests.sh",
+           env={"STACK": s}, needs=("umadtest",), tier=tier)
+    g.item("umad-removal-%s-%s" % (s, k), boot, "tests/umad/guest/umad-tests.sh",
+           env={"STACK": s, "SM_STOP": 1, "TESTS": "issm basic rmpp-loop removal", "CATAS": 1,
+                "UNLOAD": 1}, needs=("umadtest",), last=True, unloads=1, tier=tier)
+
+g = group("sa", "ib_sa through its test module: path records, multicast groups, rejoins")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("sa-ours-" + k, ours(k), "tests/ksa/guest/ksa-sa.sh", needs=("ksa",), tier=tier)
+    g.item("sa-2node-ours-" + k, ours(k, nodes=2), "tests/ksa/guest/ksa-sa.sh", needs=("ksa",),
+           tier=tier, timeout=900)
+
+g = group("mixed", "ours on one node, the in-tree stack on the other, cabled; opensm on node 1")
+for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
+    tag = "+".join(order)
+    boot = Boot(stacks=order, nodes=2)
+    g.item("mixed-diags-" + tag, boot, ST + "/diags.sh", out="dir", tier="full")
+    g.item("mixed-failover-" + tag, boot, ST + "/failover.sh", tier=tier)
+    for n in (1, 2):
+        # each node's view against the same node's in an in-tree fabric
+        nm = "mixed-diags-%s-node%d" % (tag, n)
+        g.compare(nm, cmp_diags(nm, "diags-inbox-2node-6.1", "mixed-diags-" + tag, n,
+                                "inbox fabric", ",".join(order) + " fabric"),
+                  ["diags-inbox-2node-6.1", "mixed-diags-" + tag], tier="full")
+
+g = group("dkms", "the DKMS package built, installed and loaded (installs into /lib/modules: last)")
+g.step("dkms-6.1", dkms(("6.1",)), when="last", tier="check", expect=dkms_expect(("6.1",)))
+g.step("dkms", dkms(("6.1", "6.12")), when="last", tier="full", expect=dkms_expect(("6.1", "6.12")))
