@@ -196,6 +196,8 @@ def console_marks(path):
     return marks
 
 
+PLAN = re.compile(r"^(PASS \S+: all \d+ planned checks reported|"
+                  r"FAIL \S+: the script (reported \d+ checks, it plans|exited with status))")
 ITEM_BEGIN = re.compile(r"^ITEM-BEGIN (\S+)$")
 ITEM_END = re.compile(r"^ITEM-END (\S+) rc=(\S+) secs=(\d+)$")
 
@@ -335,7 +337,7 @@ class BootRun:
                 con = open(os.path.join(nd, "console.log"), errors="replace").read()
             except OSError:
                 continue
-            m = re.search(r"^.*(BUG|Oops|panic|int3|WARNING).*$", con, re.M)
+            m = re.search(r"^.*(Kernel panic|BUG:|Oops|int3:|WARNING:).*$", con, re.M)
             if m:
                 out.append(m.group(0).strip()[:160])
         return "; ".join(out) or "no splat line; see %s.out" % self.dir
@@ -368,6 +370,12 @@ class BootRun:
                     L.append("FAIL %s: ran%s: %s" % (it.name, where, why))
                 else:
                     L.append("PASS %s: ran to its end%s (%ds)" % (it.name, where, r["secs"]))
+                # the script declared its checks (lib.sh: plan), and the
+                # library judged the count at its exit
+                if r is not None and not any(PLAN.match(ln) and ln.split(" ", 2)[1] == it.name + ":"
+                                             for ln in r["lines"]):
+                    L.append("FAIL %s: plan%s: the script declared no plan of its checks "
+                             "(or died before its end)" % (it.name, where))
         if self.rc == 0:
             L.append("PASS %s: VM run clean (every node done, no kernel splat)" % self.name)
         else:
@@ -617,7 +625,7 @@ class Suite:
             rows[g]["wall"] += secs
         lines = ["", "timing (tier %s): %d s in all, %d boots, %d booted again after a test-bed failure"
                  % (self.tier, total, len(self.boots), sum(b.retries for b in self.boots)),
-                 "  %-12s %7s %6s %6s  %s" % ("group", "wall s", "items", "boots", "(a shared boot's overhead is split among its groups)")]
+                 "  %-12s %7s %6s %6s  %s" % ("group", "time s", "items", "boots", "(its items, its share of their boots' overhead, its host steps)")]
         for name, r in rows.items():
             lines.append("  %-12s %7d %6d %6s" % (name, r["wall"], r["items"],
                                                  "%d/%d" % (len(r["boots"]) - len(r["shared"]), len(r["boots"]))
