@@ -3,60 +3,163 @@
 # IPoIB between two VMs over the emulated cards: ib0 gets an address, ping
 # works, a 64 MiB TCP transfer arrives intact in datagram mode and in
 # connected mode (MTU 65520), and the port counters (perfquery) grow with
-# the traffic on both ends.
+# the traffic on both ends.  ib0 is left as it was found (mode, no address,
+# up or down).
+#
+# The nodes meet at barriers: both ib0 up before the ping; node 1's
+# receiver listening before node 2 sends, and node 2's sender done before
+# node 1 reaps its receiver; both in connected mode before the second
+# transfer; both done before ib0 is taken back.  Every wait is bounded.
 set -u
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 t=${TESTNAME:-ipoib}
+if [ "${NODES:-1}" != 2 ]; then
+	plan 1
+	fail "$t: IPoIB between two nodes" "needs two nodes (tests/vm/run --nodes 2)"
+	exit 0
+fi
+plan 7
 mib=${MIB:-64}
+case $mib in
+'' | *[!0-9]* | 0) echo "MIB must be a number of at least 1, not '$mib'" >&2; exit 2 ;;
+esac
+xfer=${XFER_LIMIT:-300}	# seconds a transfer may take
 me=169.254.90.$NODE
 peer=169.254.90.$((3 - NODE))
+sysd=/sys/class/net/ib0
 
+carrier() { [ "$(cat "$sysd/carrier" 2>/dev/null)" = "$1" ]; }
+has_addr() { ip -4 -o addr show dev ib0 2>/dev/null | grep -q " $me/"; }
+is_up() { ip -o link show dev ib0 2>/dev/null | grep -q '<[^>]*[<,]UP[,>]'; }
+# reap PID SECONDS: the exit status of background job PID, which is killed
+# if it is still running after SECONDS
+reap() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+	done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
+
+# as found, to be restored at the end
+mode0=$(cat "$sysd/mode" 2>/dev/null)
+mtu0=$(cat "$sysd/mtu" 2>/dev/null)
+up0=0
+is_up && up0=1
+added=0
 ip link set ib0 up
-ip addr add "$me/24" dev ib0
-for _ in $(seq 100); do
-	[ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ] && break
-	sleep 0.2
-done
-expect "$t: ib0 has carrier" [ "$(cat /sys/class/net/ib0/carrier)" = 1 ]
-expect "$t: ping over ib0" ping -c 3 -W 5 "$peer"
+if ! has_addr; then
+	ip addr add "$me/24" dev ib0 && added=1
+fi
+expect "$t: ib0 has carrier" wait_for 60 carrier 1
+# both ends up before the ping
+if barrier "$t: ib0 up"; then
+	expect "$t: ping over ib0" ping -c 3 -w 30 "$peer"
+else
+	fail "$t: ping over ib0" "the other node did not come to the barrier"
+fi
 
 counter() {	# counter NAME: a port 1 counter of this node, from perfquery -x
 	perfquery -x 2>/dev/null | sed -n "s/^$1:\.*//p"
 }
 
-transfer() {	# transfer MODE
-	local mode=$1 port res
+transfer() {	# transfer MODE: node 1 receives, node 2 sends
+	local mode=$1 port res rc pid st got fin=
 	port=$((5000 + ${#mode}))
 	if [ "$NODE" = 1 ]; then
-		res=$(python3 "$here/tcpxfer.py" recv "$port" "$mib" 2>&1)
-		expect "$t: $mib MiB over TCP in $mode mode arrive intact ($res)" \
-			grep -q matches <<<"$res"
+		python3 "$here/tcpxfer.py" recv "$port" "$mib" >"$out" 2>&1 &
+		pid=$!
+		st=listening
+		wait_listen 60 "$port" "$pid" || st="no receiver"
+		got=$(peer_xchg "$t: $mode transfer" "$st")
+		if [ "$st" = listening ] && [ "$got" = sending ]; then
+			# until node 2's sender is done (bounded by its limit)
+			fin=$(XCHG_BOUND=$((xfer + 60)) peer_xchg "$t: $mode done" receiver)
+		fi
+		reap "$pid" 30
+		rc=$?
+		res=$(tr '\n' ' ' <"$out")
+		if [ "$st" != listening ]; then
+			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "the receiver did not listen on $port: $res"
+		elif [ "$got" != sending ]; then
+			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "node 2 did not come to the barrier"
+		elif [ -z "$fin" ]; then
+			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "node 2 did not come to the barrier after sending: $res"
+		elif [ "$rc" = 0 ] && grep -q matches "$out"; then
+			pass "$t: $mib MiB over TCP in $mode mode arrive intact"
+		else
+			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "receiver exited $rc: $res"
+		fi
 	else
-		res=$(python3 "$here/tcpxfer.py" send "$peer" "$port" "$mib" 2>&1)
-		expect "$t: $mib MiB sent over TCP in $mode mode ($res)" \
-			grep -q "^sent" <<<"$res"
+		got=$(peer_xchg "$t: $mode transfer" sending)
+		if [ "$got" = listening ]; then
+			timeout "$xfer" python3 "$here/tcpxfer.py" send "$peer" "$port" "$mib" >"$out" 2>&1
+			rc=$?
+			res=$(tr '\n' ' ' <"$out")
+			fin=$(XCHG_BOUND=$((xfer + 60)) peer_xchg "$t: $mode done" "sender $rc")
+			if [ -z "$fin" ]; then
+				fail "$t: $mib MiB sent over TCP in $mode mode" "node 1 did not come to the barrier after sending (sender exited $rc: $res)"
+			elif [ "$rc" = 0 ] && grep -q '^sent' "$out"; then
+				pass "$t: $mib MiB sent over TCP in $mode mode"
+			else
+				fail "$t: $mib MiB sent over TCP in $mode mode" "sender exited $rc: $res"
+			fi
+		else
+			fail "$t: $mib MiB sent over TCP in $mode mode" "no receiver on node 1 (${got:-no answer at the barrier})"
+		fi
 	fi
 }
 
+out=$(mktemp)
 xd0=$(counter PortXmitData)
 rd0=$(counter PortRcvData)
 transfer datagram
-echo connected >/sys/class/net/ib0/mode
+echo connected >"$sysd/mode"
 ip link set ib0 mtu 65520
-expect "$t: connected mode with MTU 65520" \
-	sh -c '[ "$(cat /sys/class/net/ib0/mode)" = connected ] && [ "$(cat /sys/class/net/ib0/mtu)" = 65520 ]'
-sleep 1
+# both ends in connected mode before the second transfer
+st="$(cat "$sysd/mode" 2>/dev/null) $(cat "$sysd/mtu" 2>/dev/null)"
+other=$(peer_xchg "$t: connected mode" "$st")
+expect "$t: connected mode with MTU 65520 on both nodes" \
+	[ "$st" = "connected 65520" -a "$other" = "connected 65520" ]
+[ "$st" = "connected 65520" ] || echo "    this node: $st, the other: ${other:-no answer}"
 transfer connected
 xd1=$(counter PortXmitData)
 rd1=$(counter PortRcvData)
 # data counters are in 4-byte words; 2 x MIB MiB went from node 2 to node 1
 words=$((2 * mib * 1024 * 1024 / 4))
+num() { grep -Eq '^[0-9]+$' <<<"$1"; }
 if [ "$NODE" = 2 ]; then
-	expect "$t: PortXmitData grew by the data sent ($xd0 -> $xd1)" \
-		[ $((xd1 - xd0)) -ge "$words" ]
+	name="$t: PortXmitData grew by the data sent"
+	a=$xd0 b=$xd1
 else
-	expect "$t: PortRcvData grew by the data received ($rd0 -> $rd1)" \
-		[ $((rd1 - rd0)) -ge "$words" ]
+	name="$t: PortRcvData grew by the data received"
+	a=$rd0 b=$rd1
+fi
+if num "$a" && num "$b" && [ $((b - a)) -ge "$words" ]; then
+	pass "$name"
+else
+	fail "$name" "'$a' -> '$b', want $words words more"
+fi
+rm -f "$out"
+
+# both done before ib0 is taken back
+barrier "$t: end" || echo "note: the other node did not come to the last barrier"
+[ "$added" = 1 ] && ip addr del "$me/24" dev ib0
+[ -n "$mode0" ] && [ "$(cat "$sysd/mode")" != "$mode0" ] && echo "$mode0" >"$sysd/mode"
+# the MTU asked for; in datagram mode the kernel caps it to the broadcast
+# group's (2044 here, once ib0 was up: 4092 before), so it is not compared
+[ -n "$mtu0" ] && ip link set ib0 mtu "$mtu0"
+[ "$up0" = 1 ] || ip link set ib0 down
+restored() {
+	[ -n "$mode0" ] && [ "$(cat "$sysd/mode")" = "$mode0" ] &&
+		{ [ "$added" = 0 ] || ! has_addr; } &&
+		{ [ "$up0" = 1 ] || ! is_up; }
+}
+if restored; then
+	pass "$t: ib0 left as found"
+else
+	fail "$t: ib0 left as found" "was: $mode0, MTU $mtu0, up $up0; now: $(cat "$sysd/mode"), MTU $(cat "$sysd/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"
 fi
 exit 0

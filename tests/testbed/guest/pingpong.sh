@@ -3,45 +3,131 @@
 # libibverbs over the emulated card: ibv_{rc,uc,ud,srq}_pingpong, with and
 # without completion events.  One node: server on port 1, client on port 2
 # of the same card (cabled to each other).  Two nodes: server on node 1,
-# client on node 2, both on port 1.
+# client on node 2, both on port 1; each node reports its own side.
+#
+# No sleep stands in for the server being ready: the client starts once the
+# server listens on its TCP port; with two nodes the nodes meet at a barrier
+# once the server listens and again after each pair (see pair), so that a
+# failed pair cannot put the next one out of step.  Every wait is bounded.
 set -u
 . "$(dirname "$0")/lib.sh"
 iters=${ITERS:-200}
 t=${TESTNAME:-pingpong}
+nodes=${NODES:-1}
+tcp=18515		# where the pingpong server listens
+cli=${CLIENT_LIMIT:-90}	# seconds a client may run
+xb=${XCHG_BOUND:-120}	# how long a barrier waits for the other node
 out=$(mktemp -d)
-port=1
-[ "${NODES:-1}" = 1 ] || port=1
-for kind in rc uc ud srq; do
-	for ev in "" "-e"; do
-		name="$t: ibv_${kind}_pingpong ${ev:-(polling)}"
-		if [ "${NODES:-1}" = 1 ]; then
-			ibv_${kind}_pingpong -d mlx4_0 -i 1 -n "$iters" $ev \
-				>"$out/s" 2>&1 &
-			spid=$!
-			sleep 1
-			timeout 60 ibv_${kind}_pingpong -d mlx4_0 -i 2 -n "$iters" \
-				$ev localhost >"$out/c" 2>&1
+kinds=(rc uc ud srq)
+evs=("" "-e")
+plan $((${#kinds[@]} * ${#evs[@]}))
+case $iters in
+'' | *[!0-9]* | 0) echo "ITERS must be a number of at least 1, not '$iters'" >&2; exit 2 ;;
+esac
+
+# what both sides print at the end of a good run
+report="no '$iters iters in'"
+report_ok() { grep -q "^$iters iters in" "$1"; }
+
+# reap PID SECONDS: the exit status of background job PID, which is killed
+# if it is still running after SECONDS
+reap() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+	done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
+
+# because REASON: add REASON to why the pair failed
+because() { why="${why:+$why, }$1"; }
+# no_listen PID: why server PID was not seen listening
+no_listen() {
+	if kill -0 "$1" 2>/dev/null; then
+		because "the server did not listen on TCP $tcp within 60 s"
+	else
+		because "the server ended without listening on TCP $tcp"
+	fi
+}
+
+# pair TAG PROG ARG...: one run of PROG as server and client, bounded; why
+# is left empty if both sides did their part, else says what went wrong;
+# show lists the output files to print on a failure.
+#   One node: the server on port 1; the client, on port 2, starts once the
+#   server listens; the server is given a few seconds to end with the client.
+#   Two nodes: node 1 starts the server and, once it listens, meets node 2
+#   (barrier "ready", which also tells node 2 whether there is a server);
+#   node 2 runs the client, then both meet again (barrier "done": node 1
+#   waits there for the end of the client, bounded by the client's limit),
+#   and node 1 reaps its server.  A failed pair still goes through both
+#   barriers on both nodes, so the next pair starts in step.
+pair() {
+	local tag=$1 spid st got crc src
+	shift
+	why=
+	rm -f "$out/s" "$out/c"
+	if [ "$nodes" = 1 ]; then
+		show="$out/c $out/s"
+		timeout $((cli + 90)) "$@" -i 1 >"$out/s" 2>&1 &
+		spid=$!
+		if wait_listen 60 "$tcp" "$spid"; then
+			timeout "$cli" "$@" -i 2 localhost >"$out/c" 2>&1
 			crc=$?
-			wait $spid
-			src=$?
-		elif [ "$NODE" = 1 ]; then
-			timeout 90 ibv_${kind}_pingpong -d mlx4_0 -i $port \
-				-n "$iters" $ev >"$out/c" 2>&1
-			crc=$?
-			src=0
+			[ "$crc" = 0 ] || because "client exited $crc"
+			report_ok "$out/c" || because "$report from the client"
 		else
-			sleep 2
-			timeout 90 ibv_${kind}_pingpong -d mlx4_0 -i $port \
-				-n "$iters" $ev "$PEER" >"$out/c" 2>&1
-			crc=$?
-			src=0
+			no_listen "$spid"
 		fi
-		if [ "$crc" = 0 ] && [ "$src" = 0 ] &&
-		   grep -q "$iters iters in" "$out/c"; then
+		reap "$spid" 30
+		src=$?
+		[ "$src" = 0 ] || because "server exited $src"
+		report_ok "$out/s" || because "$report from the server"
+	elif [ "$NODE" = 1 ]; then
+		show=$out/s
+		timeout $((xb + cli + 150)) "$@" -i 1 >"$out/s" 2>&1 &
+		spid=$!
+		st=listening
+		wait_listen 60 "$tcp" "$spid" || { st="no server"; no_listen "$spid"; }
+		got=$(peer_xchg "$tag: ready" "$st")
+		if [ "$st" = listening ] && [ "$got" != ready ]; then
+			because "node 2 did not come to the barrier"
+		elif [ "$st" = listening ]; then
+			got=$(XCHG_BOUND=$((cli + 60)) peer_xchg "$tag: done" server)
+			[ -n "$got" ] || because "node 2 did not come to the barrier after its client"
+		fi
+		reap "$spid" 30
+		src=$?
+		[ "$src" = 0 ] || because "server exited $src"
+		report_ok "$out/s" || because "$report from the server"
+	else
+		show=$out/c
+		got=$(peer_xchg "$tag: ready" ready)
+		if [ "$got" = listening ]; then
+			timeout "$cli" "$@" -i 1 "$PEER" >"$out/c" 2>&1
+			crc=$?
+			[ "$crc" = 0 ] || because "client exited $crc"
+			report_ok "$out/c" || because "$report from the client"
+			got=$(XCHG_BOUND=$((cli + 60)) peer_xchg "$tag: done" "client $crc")
+			[ -n "$got" ] || because "node 1 did not come to the barrier after the client"
+		else
+			because "no server on node 1 (${got:-no answer at the barrier})"
+		fi
+	fi
+}
+
+for kind in "${kinds[@]}"; do
+	for ev in "${evs[@]}"; do
+		name="$t: ibv_${kind}_pingpong ${ev:-(polling)}"
+		prog=("ibv_${kind}_pingpong" -d mlx4_0 -n "$iters")
+		[ -z "$ev" ] || prog+=("$ev")
+		pair "$t pingpong $kind$ev" "${prog[@]}"
+		if [ -z "$why" ]; then
 			pass "$name"
 		else
-			fail "$name" "client $crc, server $src: $(tail -n 2 "$out/c" | tr '\n' ' ')"
-			tail -n 3 "$out/s" 2>/dev/null
+			fail "$name" "$why"
+			# shellcheck disable=SC2086
+			tail -n 3 $show 2>/dev/null
 		fi
 	done
 done
