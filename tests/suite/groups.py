@@ -155,7 +155,7 @@ g.item("uncabled-6.1", inbox(sm=False, cable=False), TB + "/devinfo.sh",
        env={"EXPECT_STATE": "DOWN"})
 
 g = group("intx", "the INTx fallback (mlx4_core msi_x=0)")
-g.item("intx-6.1", inbox(sm=False), TB + "/intx.sh", last=True, unloads=2)
+g.item("intx-6.1", inbox(sm=False), TB + "/intx.sh", unloads=2)
 
 g = group("autoactive", "the model's auto-lid shortcut, no SM, with a pingpong")
 g.item("autoactive-6.1", inbox(sm=False, cx3_opts="auto-lid1=1,auto-lid2=2"),
