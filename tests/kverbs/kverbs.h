@@ -145,6 +145,10 @@ int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
 		    unsigned int ms);
 int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
 
+/* kverbs_util.c: address handles */
+int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct ib_ah_attr *want,
+		const char *what);
+
 /* kverbs_util.c: QPs */
 struct ib_qp *kv_qp_create(struct kv_run *r, struct kv_ep *ep, enum ib_qp_type type,
 			   const struct kv_pair_opts *o, struct ib_srq *srq,
@@ -210,6 +214,7 @@ int kv_case_pd_busy(struct kv_self *s);
 int kv_case_irq_context(struct kv_self *s);
 int kv_case_rc_wrap(struct kv_self *s);
 int kv_case_cq_resize(struct kv_self *s);
+int kv_case_cq_moderation(struct kv_self *s);
 int kv_case_cq_clean(struct kv_self *s);
 int kv_case_limits(struct kv_self *s);
 int kv_case_rnr(struct kv_self *s);

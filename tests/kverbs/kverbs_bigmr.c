@@ -70,12 +70,19 @@ static int kv_chunks_alloc(struct kv_run *r, struct kv_chunks *c, unsigned int n
 	c->pg = kcalloc(n, sizeof(*c->pg), GFP_KERNEL);
 	c->dma = kcalloc(n, sizeof(*c->dma), GFP_KERNEL);
 	c->bus = kcalloc(n, sizeof(*c->bus), GFP_KERNEL);
-	if (!c->pg || !c->dma || !c->bus)
-		goto nomem;
+	if (!c->pg || !c->dma || !c->bus) {
+		kv_chunks_free(c);
+		return kv_fail(r, "no memory for the page lists of %u pages", n);
+	}
 	for (i = 0; i < n; i++) {
-		c->pg[i] = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
-		if (!c->pg[i])
-			goto nomem;
+		/* compaction may be needed for 2 MiB: try hard, fail quietly */
+		c->pg[i] = alloc_pages(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN,
+				       order);
+		if (!c->pg[i]) {
+			kv_chunks_free(c);
+			return kv_fail(r, "cannot allocate page %u of %u of 2^%u bytes",
+				       i, n, shift);
+		}
 		for (off = 0; off < 1ULL << shift; off++)
 			((u8 *)page_address(c->pg[i]))[off] =
 				kv_big_byte(((u64)i << shift) + off);
@@ -99,12 +106,14 @@ static int kv_chunks_alloc(struct kv_run *r, struct kv_chunks *c, unsigned int n
 		return kv_fail(r, "ib_reg_kernel_mr(%u pages of 2^%u) failed: %ld", n,
 			       shift, err);
 	}
-	return 0;
+	if (c->mr->iova != KV_BIG_IOVA || c->mr->length != size) {
+		u64 iova = c->mr->iova, len = c->mr->length;
 
-nomem:
-	kv_chunks_free(c);
-	pr_info(KV_NAME ": big-mr: no memory for %u pages of 2^%u, skipped\n", n, shift);
-	return 1;	/* not a failure of the stack */
+		kv_chunks_free(c);
+		return kv_fail(r, "MR of %u pages of 2^%u: iova 0x%llx length 0x%llx",
+			       n, shift, iova, len);
+	}
+	return 0;
 }
 
 /* Read KV_XFER bytes at roff of the chunks into a; write a's at woff. */
@@ -174,23 +183,19 @@ int kv_case_big_mr(struct kv_self *s)
 
 	/* 1200 4 KiB pages: reads/writes across many of them */
 	ret = kv_chunks_alloc(&s->r, &c, KV_BIG_PAGES, PAGE_SHIFT);
-	if (ret < 0)
+	if (ret)
 		return ret;
-	if (!ret) {
-		ret = kv_chunks_xfer(s, &c, 3 * 1024 * 1024 + 1000,
-				     (KV_BIG_PAGES << PAGE_SHIFT) - KV_XFER - 4096 - 3);
-		if (ret)
-			kv_fail(&s->r, "(1200 pages of 4 KiB)");
-		kv_chunks_free(&c);
-		if (ret)
-			return ret;
-	}
+	ret = kv_chunks_xfer(s, &c, 3 * 1024 * 1024 + 1000,
+			     (KV_BIG_PAGES << PAGE_SHIFT) - KV_XFER - 4096 - 3);
+	if (ret)
+		kv_fail(&s->r, "(1200 pages of 4 KiB)");
+	kv_chunks_free(&c);
+	if (ret)
+		return ret;
 	/* two 2 MiB pages: across the boundary between them */
 	ret = kv_chunks_alloc(&s->r, &c, 2, 21);
-	if (ret < 0)
-		return ret;
 	if (ret)
-		return 0;
+		return ret;
 	ret = kv_chunks_xfer(s, &c, (2 << 20) - KV_XFER / 2, (2 << 20) - 12345);
 	if (ret)
 		kv_fail(&s->r, "(2 pages of 2 MiB)");

@@ -219,14 +219,30 @@ int kv_case_cq(struct kv_self *s)
 	if (err)
 		ret = kv_fail(r, "arming an empty CQ (solicited, report missed) returned %d",
 			      err);
+	/* resize up and down: the CQ holds what was asked and still works */
 	err = ib_resize_cq(kc.cq, 300);
-	if (err && err != -EOPNOTSUPP)
-		ret = kv_fail(r, "ib_resize_cq(300) failed: %d", err);
-	else if (!err && kc.cq->cqe < 300)
-		ret = kv_fail(r, "resized CQ has %d entries", kc.cq->cqe);
+	if (err)
+		ret = kv_fail(r, "ib_resize_cq(100 -> 300) failed: %d", err);
+	else if (kc.cq->cqe < 300)
+		ret = kv_fail(r, "CQ resized to 300 has %d entries", kc.cq->cqe);
+	err = ib_resize_cq(kc.cq, 20);
+	if (err)
+		ret = kv_fail(r, "ib_resize_cq(300 -> 20) failed: %d", err);
+	else if (kc.cq->cqe < 20 || kc.cq->cqe >= 300)
+		ret = kv_fail(r, "CQ resized from 300 to 20 has %d entries", kc.cq->cqe);
+	err = kv_poll(r, &kc, 4, wc);
+	if (err)
+		ret = kv_fail(r, "poll of the empty resized CQ returned %d", err);
+	err = kv_notify(r, &kc, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS);
+	if (err)
+		ret = kv_fail(r, "arming the empty resized CQ returned %d", err);
+	/* moderation on (4 CQEs or 10 us) and off again */
 	err = ib_modify_cq(kc.cq, 4, 10);
-	if (err && err != -EOPNOTSUPP)
-		ret = kv_fail(r, "ib_modify_cq failed: %d", err);
+	if (err)
+		ret = kv_fail(r, "ib_modify_cq(4, 10) failed: %d", err);
+	err = ib_modify_cq(kc.cq, 0, 0);
+	if (err)
+		ret = kv_fail(r, "ib_modify_cq(0, 0) failed: %d", err);
 	if (kv_cq_destroy(&kc))
 		ret = -EIO;
 	/* too big is refused */
@@ -278,6 +294,7 @@ static const struct kv_case kv_cases[] = {
 	{ "irq-context", kv_case_irq_context },
 	{ "rc-wrap", kv_case_rc_wrap },
 	{ "cq-resize", kv_case_cq_resize },
+	{ "cq-moderation", kv_case_cq_moderation },
 	{ "cq-clean", kv_case_cq_clean },
 	{ "limits", kv_case_limits },
 	{ "rnr", kv_case_rnr },

@@ -63,7 +63,10 @@ out_big:
 	return ret;
 }
 
-/* UD to a unicast GID: the receive has a GRH naming both GIDs. */
+/*
+ * UD to a unicast GID (ib_query_ah() gives back the GRH the AH was created
+ * with): the receive has a GRH naming both GIDs.
+ */
 int kv_case_ud_grh(struct kv_self *s)
 {
 	struct kv_run *r = &s->r;
@@ -98,6 +101,9 @@ int kv_case_ud_grh(struct kv_self *s)
 		ah = NULL;
 		goto out;
 	}
+	ret = kv_check_ah(r, ah, &aa, "AH with a GRH");
+	if (ret)
+		goto out;
 	kv_buf_cpu(&s->a);
 	kv_fill(&s->a, 0, 300, 101);
 	kv_buf_dev(&s->a);

@@ -109,6 +109,43 @@ static struct ib_ah *kv_ah(struct kv_run *r, u16 dlid, u32 port)
 	return ah;
 }
 
+/*
+ * An AH with every attribute set (not used for traffic): ib_query_ah()
+ * gives them all back.  Rate 2 (2.5 Gb/s) is the lowest, which the driver
+ * keeps whatever rates the card supports.
+ */
+static int kv_query_ah_all(struct kv_run *r)
+{
+	static const u8 dgid[16] = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0x00, 0x12, 0x34, 0x56
+	};
+	struct ib_ah_attr aa;
+	struct ib_ah *ah;
+	int ret, err;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = 0x1234;
+	aa.port_num = 2;
+	aa.sl = 5;
+	aa.src_path_bits = 3;
+	aa.static_rate = 2;
+	aa.ah_flags = IB_AH_GRH;
+	memcpy(aa.grh.dgid.raw, dgid, sizeof(dgid));
+	aa.grh.sgid_index = 0;
+	aa.grh.hop_limit = 7;
+	aa.grh.traffic_class = 0x5a;
+	aa.grh.flow_label = 0xabcde;
+	ah = ib_create_ah(r->pd, &aa);
+	if (IS_ERR_OR_NULL(ah))
+		return kv_fail(r, "ib_create_ah(every attribute) failed: %ld",
+			       ah ? PTR_ERR(ah) : -EINVAL);
+	ret = kv_check_ah(r, ah, &aa, "AH with every attribute");
+	err = ib_destroy_ah(ah);
+	if (err)
+		ret = kv_fail(r, "ib_destroy_ah failed: %d", err);
+	return ret;
+}
+
 static int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
 		      u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
 		      enum ib_wr_opcode op)
@@ -135,9 +172,11 @@ static int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
 }
 
 /*
- * UD: an AH to the other port's LID; the receive names the source QP and
- * LID, has no GRH, counts the 40-byte GRH space in byte_len.  A wrong
- * Q_Key is dropped.  The answer goes through ib_create_ah_from_wc().
+ * UD: an AH to the other port's LID (ib_query_ah() gives back what it was
+ * created with, as for an AH with every attribute set); the receive names
+ * the source QP and LID, has no GRH, counts the 40-byte GRH space in
+ * byte_len.  A wrong Q_Key is dropped.  The answer goes through
+ * ib_create_ah_from_wc(), whose AH queries as the completion says.
  */
 int kv_case_ud(struct kv_self *s)
 {
@@ -147,7 +186,7 @@ int kv_case_ud(struct kv_self *s)
 	struct ib_sge ss, rs;
 	struct ib_wc wc;
 	struct kv_pair p;
-	int ret, err;
+	int ret;
 
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
@@ -158,17 +197,12 @@ int kv_case_ud(struct kv_self *s)
 		goto out;
 	}
 	memset(&qa, 0, sizeof(qa));
-	err = ib_query_ah(ah, &qa);
-	if (err && err != -EOPNOTSUPP) {
-		ret = kv_fail(r, "ib_query_ah failed: %d", err);
+	qa.dlid = r->lid[2];
+	qa.port_num = 1;
+	ret = kv_check_ah(r, ah, &qa, "AH to port 2");
+	ret = ret ?: kv_query_ah_all(r);
+	if (ret)
 		goto out;
-	}
-	if (!err && (qa.dlid != r->lid[2] || qa.port_num != 1 ||
-		     (qa.ah_flags & IB_AH_GRH))) {
-		ret = kv_fail(r, "ib_query_ah: dlid %u port %u flags 0x%x", qa.dlid,
-			      qa.port_num, qa.ah_flags);
-		goto out;
-	}
 	kv_pattern_dev(&s->a, 0, 4096, 51);
 	kv_clear(&s->b, 0, 3 * 8192);
 	rs = kv_sge_mr(&s->b, 0, KV_GRH + 4096);
@@ -225,6 +259,14 @@ int kv_case_ud(struct kv_self *s)
 		back = NULL;
 		goto out;
 	}
+	memset(&qa, 0, sizeof(qa));
+	qa.dlid = wc.slid;
+	qa.port_num = 2;
+	qa.sl = wc.sl;
+	qa.src_path_bits = wc.dlid_path_bits;
+	ret = kv_check_ah(r, back, &qa, "AH from the completion");
+	if (ret)
+		goto out;
 	kv_clear(&s->a, 8192, 8192);
 	rs = kv_sge_mr(&s->a, 8192, KV_GRH + 4096);
 	ret = kv_recv(r, p.a.qp, 3, &rs, 1);
@@ -400,8 +442,9 @@ static void kv_srq_event(struct ib_event *ev, void *ctx)
 
 /*
  * SRQ: two RC pairs whose b ends receive from one SRQ into one CQ; the
- * completions name the right QP; the limit event fires when the SRQ runs
- * low; destroying the SRQ in use is refused; a b QP moved to ERR gets
+ * completions name the right QP; the armed limit queries back and its
+ * event fires once, when the posted WQEs drop below it, which disarms it;
+ * destroying the SRQ in use is refused; a b QP moved to ERR gets
  * LAST_WQE_REACHED.
  */
 int kv_case_srq(struct kv_self *s)
@@ -498,43 +541,78 @@ int kv_case_srq(struct kv_self *s)
 	if (ret)
 		goto out;
 
-	/* 2 left posted: arm the limit at 2, consume one more */
+	/*
+	 * 2 left posted: arm the limit at 2 (not below it yet: no event),
+	 * consume one more (below: the event, and the SRQ disarms), then the
+	 * last one (no second event).
+	 */
 	ev = atomic_read(&sev.events);
 	memset(&sa, 0, sizeof(sa));
 	sa.srq_limit = 2;
 	ret = ib_modify_srq(srq, &sa, IB_SRQ_LIMIT);
-	if (ret == -EOPNOTSUPP) {
-		pr_info(KV_NAME ": SRQ limit not supported (%d)\n", ret);
-		ret = 0;
-	} else if (ret) {
-		kv_fail(r, "ib_modify_srq(limit) failed: %d", ret);
+	if (ret) {
+		kv_fail(r, "ib_modify_srq(limit 2) failed: %d", ret);
 		goto out;
-	} else {
-		ret = kv_expect_quiet(r, &rcq, "nothing before the limit", 50);
-		if (atomic_read(&sev.events) != ev) {
-			ret = kv_fail(r, "SRQ event %d before the limit was reached",
-				      sev.last_event);
-			goto out;
-		}
-		ss = kv_sge_dma(r, &s->a, 0, 8);
-		ret = ret ?: kv_send(r, &p1.a, IB_WR_SEND, 610, &ss, 1, 0);
-		ret = ret ?: kv_expect(r, &rcq, "SRQ recv below the limit", 504,
-				       IB_WC_SUCCESS, IB_WC_RECV, NULL);
-		if (ret)
-			goto out;
-		if (kv_wait_ep_event(&sev, ev, KV_WAIT_MS)) {
-			ret = kv_fail(r, "no SRQ limit event within %d ms", KV_WAIT_MS);
-			goto out;
-		}
-		if (sev.last_event != IB_EVENT_SRQ_LIMIT_REACHED) {
-			ret = kv_fail(r, "SRQ event %d, want SRQ_LIMIT_REACHED",
-				      sev.last_event);
-			goto out;
-		}
-		ret = kv_expect(r, &p1.a.scq, "send below the limit", 610,
-				IB_WC_SUCCESS, IB_WC_SEND, NULL);
-		if (ret)
-			goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	ret = ib_query_srq(srq, &sa);
+	if (ret) {
+		kv_fail(r, "ib_query_srq of the armed SRQ failed: %d", ret);
+		goto out;
+	}
+	if (sa.srq_limit != 2) {
+		ret = kv_fail(r, "the armed SRQ has limit %u, want 2", sa.srq_limit);
+		goto out;
+	}
+	ret = kv_expect_quiet(r, &rcq, "nothing before the limit", 50);
+	if (ret)
+		goto out;
+	if (atomic_read(&sev.events) != ev) {
+		ret = kv_fail(r, "SRQ event %d with 2 WQEs posted and the limit at 2",
+			      sev.last_event);
+		goto out;
+	}
+	ss = kv_sge_dma(r, &s->a, 0, 8);
+	ret = kv_send(r, &p1.a, IB_WR_SEND, 610, &ss, 1, 0);
+	ret = ret ?: kv_expect(r, &rcq, "SRQ recv below the limit", 504,
+			       IB_WC_SUCCESS, IB_WC_RECV, NULL);
+	ret = ret ?: kv_expect(r, &p1.a.scq, "send below the limit", 610,
+			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	if (ret)
+		goto out;
+	if (kv_wait_ep_event(&sev, ev, KV_WAIT_MS)) {
+		ret = kv_fail(r, "no SRQ limit event within %d ms of 1 WQE left (limit 2)",
+			      KV_WAIT_MS);
+		goto out;
+	}
+	if (sev.last_event != IB_EVENT_SRQ_LIMIT_REACHED) {
+		ret = kv_fail(r, "SRQ event %d, want SRQ_LIMIT_REACHED", sev.last_event);
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.srq_limit = 99;
+	ret = ib_query_srq(srq, &sa);
+	if (ret) {
+		kv_fail(r, "ib_query_srq after the limit event failed: %d", ret);
+		goto out;
+	}
+	if (sa.srq_limit != 0) {
+		ret = kv_fail(r, "SRQ still armed (limit %u) after its limit event",
+			      sa.srq_limit);
+		goto out;
+	}
+	ev = atomic_read(&sev.events);
+	ret = kv_send(r, &p1.a, IB_WR_SEND, 611, &ss, 1, 0);
+	ret = ret ?: kv_expect(r, &rcq, "SRQ recv of the last WQE", 505,
+			       IB_WC_SUCCESS, IB_WC_RECV, NULL);
+	ret = ret ?: kv_expect(r, &p1.a.scq, "send of the last WQE", 611,
+			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	if (ret)
+		goto out;
+	if (kv_wait_ep_event(&sev, ev, KV_QUIET_MS) != -ETIMEDOUT) {
+		ret = kv_fail(r, "second SRQ event %d: the limit fires once per arming",
+			      sev.last_event);
+		goto out;
 	}
 
 	/* a QP of the SRQ in ERR: LAST_WQE_REACHED */

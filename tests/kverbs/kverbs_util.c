@@ -445,3 +445,47 @@ int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
 			       what, wc.wr_id, kv_status(wc.status));
 	return 0;
 }
+
+/* ---------------------------------------------------------------------- */
+/* Address handles */
+
+/* ib_query_ah() gives back every attribute the AH was created with. */
+int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct ib_ah_attr *want,
+		const char *what)
+{
+	const struct ib_global_route *wg = &want->grh;
+	const struct ib_global_route *g;
+	struct ib_ah_attr qa;
+	int err;
+
+	memset(&qa, 0xa5, sizeof(qa));	/* what the driver leaves alone shows */
+	err = ib_query_ah(ah, &qa);
+	if (err)
+		return kv_fail(r, "%s: ib_query_ah failed: %d", what, err);
+	if (qa.dlid != want->dlid || qa.port_num != want->port_num)
+		return kv_fail(r, "%s: ib_query_ah: dlid %u port %u, created with %u %u",
+			       what, qa.dlid, qa.port_num, want->dlid, want->port_num);
+	if (qa.sl != want->sl || qa.src_path_bits != want->src_path_bits ||
+	    qa.static_rate != want->static_rate)
+		return kv_fail(r, "%s: ib_query_ah: sl %u bits %u rate %u, created with %u %u %u",
+			       what, qa.sl, qa.src_path_bits, qa.static_rate, want->sl,
+			       want->src_path_bits, want->static_rate);
+	if (qa.ah_flags != want->ah_flags)
+		return kv_fail(r, "%s: ib_query_ah: flags 0x%x, created with 0x%x", what,
+			       qa.ah_flags, want->ah_flags);
+	if (!(want->ah_flags & IB_AH_GRH))
+		return 0;
+	g = &qa.grh;
+	if (memcmp(g->dgid.raw, wg->dgid.raw, sizeof(wg->dgid.raw)))
+		return kv_fail(r, "%s: ib_query_ah: DGID %pI6, created with %pI6", what,
+			       g->dgid.raw, wg->dgid.raw);
+	if (g->sgid_index != wg->sgid_index || g->hop_limit != wg->hop_limit)
+		return kv_fail(r, "%s: ib_query_ah: sgid_index %u hop_limit %u, created with %u %u",
+			       what, g->sgid_index, g->hop_limit, wg->sgid_index,
+			       wg->hop_limit);
+	if (g->traffic_class != wg->traffic_class || g->flow_label != wg->flow_label)
+		return kv_fail(r, "%s: ib_query_ah: tclass 0x%x flow 0x%x, created with 0x%x 0x%x",
+			       what, g->traffic_class, g->flow_label, wg->traffic_class,
+			       wg->flow_label);
+	return 0;
+}
