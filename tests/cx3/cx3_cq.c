@@ -268,6 +268,13 @@ uint8_t cx3_cmd_modify_cq(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		return CX3_STAT_BAD_OP;
 	next = *cq;
 	cq_parse(&next, cmd->inbox);
+	/*
+	 * A resize gives the CQ a new buffer and size only: the drivers
+	 * leave the rest of the mailbox zero (mlx4_cq_resize fills the
+	 * size, page offset and shift and the MTT base), so the CQ keeps
+	 * its event queue.
+	 */
+	next.eqn = cq->eqn;
 	if (next.nent > 1u << 22)
 		return CX3_STAT_BAD_PARAM;
 	if (cq_init_owner(dev, &next.buf, next.nent, (cq->prod + 1) & 0xffffff))
