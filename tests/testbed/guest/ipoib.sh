@@ -32,17 +32,6 @@ sysd=/sys/class/net/ib0
 carrier() { [ "$(cat "$sysd/carrier" 2>/dev/null)" = "$1" ]; }
 has_addr() { ip -4 -o addr show dev ib0 2>/dev/null | grep -q " $me/"; }
 is_up() { ip -o link show dev ib0 2>/dev/null | grep -q '<[^>]*[<,]UP[,>]'; }
-# reap PID SECONDS: the exit status of background job PID, which is killed
-# if it is still running after SECONDS
-reap() {
-	local end=$((SECONDS + $2))
-	while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
-		sleep 0.2
-	done
-	kill "$1" 2>/dev/null
-	wait "$1"
-}
-
 # as found, to be restored at the end
 mode0=$(cat "$sysd/mode" 2>/dev/null)
 mtu0=$(cat "$sysd/mtu" 2>/dev/null)

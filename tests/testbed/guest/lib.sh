@@ -82,6 +82,17 @@ wait_for() {
 	done
 }
 
+# reap PID SECONDS: the exit status of background job PID, which is killed
+# if it is still running after SECONDS
+reap() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+	done
+	kill "$1" 2>/dev/null
+	wait "$1"
+}
+
 # listening PORT: a TCP socket of this node listens on PORT (IPv4 or v6)
 listening() {
 	local hex f
