@@ -105,7 +105,8 @@ int cx3_pkt_parse(struct cx3_pkt *p, const uint8_t *raw, size_t len)
 	p->se = raw[off + 1] & 0x80;
 	p->pkey = cx3_get16(raw, off + 2);
 	p->dqpn = cx3_get32(raw, off + 4) & 0xffffff;
-	p->psn = cx3_get32(raw, off + 8) & 0xffffff;
+	p->psn = cx3_get32(raw, off + 8) & IB_PSN_MASK;
+	p->ackreq = raw[off + 8] & 0x80;
 	off += IB_BTH_BYTES;
 	p->ext = raw + off;
 	p->payload = p->ext;

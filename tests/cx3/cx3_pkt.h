@@ -27,6 +27,7 @@
 #define IB_LID_PERMISSIVE	0xffff
 #define IB_MCAST_LID_BASE	0xc000
 #define IB_QP1_QKEY		0x80010000u
+#define IB_PSN_MASK		0xffffffu
 
 /* BTH opcodes (transport in bits 7:5: RC 0, UC 1, UD 3) */
 enum {
@@ -59,6 +60,7 @@ enum {
 /* AETH syndromes */
 #define AETH_ACK		0x1f	/* ACK, no credit count */
 #define AETH_RNR_NAK		0x20	/* | RNR timer */
+#define AETH_NAK_PSN_SEQ	0x60	/* NAK code 0: PSN sequence error */
 #define AETH_NAK_INV_REQ	0x61
 #define AETH_NAK_ACCESS		0x62
 #define AETH_NAK_OP_ERR		0x63
@@ -76,12 +78,29 @@ struct cx3_pkt {
 	uint16_t pkey;
 	uint32_t dqpn;
 	uint32_t psn;
+	bool ackreq;		/* BTH AckReq: the requester wants an ACK */
 	const uint8_t *ext;	/* the extended headers after the BTH */
 	const uint8_t *payload;
 	size_t payload_len;
 };
 
 int cx3_pkt_parse(struct cx3_pkt *p, const uint8_t *raw, size_t len);
+
+/*
+ * PSNs are 24-bit and wrap: the distance from a to b, going forward.  A
+ * distance below 2^23 means b is at or after a, otherwise b is before a
+ * (IBA chapter 9.7: the half of the PSN space behind the expected PSN is the
+ * duplicate region, the half ahead is invalid).
+ */
+static inline uint32_t cx3_psn_diff(uint32_t a, uint32_t b)
+{
+	return (b - a) & IB_PSN_MASK;
+}
+
+static inline bool cx3_psn_before(uint32_t b, uint32_t a)
+{
+	return cx3_psn_diff(a, b) >= 0x800000u;
+}
 
 /* cx3_link.c: sending a packet out of a port, and what arrives */
 void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len);

@@ -369,6 +369,10 @@ void cx3_qp_to_error(struct cx3_dev *dev, struct cx3_qp *qp)
 
 static void qp_destroy(struct cx3_dev *dev, struct cx3_qp *qp)
 {
+	if (qp->dup_requests || qp->seq_naks || qp->stale_responses)
+		cx3_log(dev, "QP 0x%x: %u duplicate requests answered, %u PSN sequence NAKs, %u stale responses",
+			qp->qpn, qp->dup_requests, qp->seq_naks,
+			qp->stale_responses);
 	err_list_del(dev, qp);
 	cx3_qp_rnr_wait(dev, qp, false);
 	dev->qps[qp->qpn] = NULL;
@@ -497,6 +501,12 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		memset(data, 0, sizeof(data));
 		cx3_put32(data, 0, qpn);
 		cx3_eq_post(dev, EVENT_SQ_DRAINED, 0, data);
+	}
+	if (cmd->opcode == OP_INIT2RTR) {
+		/* the responder starts at the RQ PSN the driver wrote */
+		qp->epsn = cx3_get32(qp->ctx, 0x94) & IB_PSN_MASK;
+		qp->nak_sent = false;
+		qp->atomic_saved = false;
 	}
 	if (cmd->opcode == OP_RTR2RTS) {
 		qp->sq_psn = cx3_get32(qp->ctx, 0x78) & 0xffffff;

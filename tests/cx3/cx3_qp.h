@@ -47,7 +47,18 @@ struct cx3_qp {
 	uint32_t msn;			/* responder's message count */
 	bool inflight;			/* RC: WQE sq.cons awaits its response */
 	uint32_t inflight_pkts;		/* PSNs the in-flight request uses */
+	uint32_t inflight_rcvd;		/* READ response packets taken so far */
 	uint64_t read_off;		/* RDMA READ data received so far */
+	/* RC responder: PSN checking (IBA 9.7.5.1) */
+	uint32_t epsn;			/* expected PSN of the next request */
+	bool nak_sent;			/* a sequence or RNR NAK is outstanding */
+	bool atomic_saved;		/* the last atomic's result, for a duplicate */
+	uint32_t atomic_psn;
+	uint8_t atomic_orig[8];
+	/* counted, not logged one by one; reported when the QP goes away */
+	uint32_t dup_requests;		/* duplicates answered, not executed */
+	uint32_t seq_naks;		/* PSN sequence error NAKs sent */
+	uint32_t stale_responses;	/* requester: responses for no request */
 	/* responder: a SEND or RDMA WRITE spanning several packets */
 	bool resp_active;
 	uint8_t resp_op;		/* SEND or WRITE */

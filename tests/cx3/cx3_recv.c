@@ -324,16 +324,28 @@ static void respond(struct cx3_dev *dev, struct cx3_qp *qp,
 	respond_psn(dev, qp, p, p->psn, opcode, true, aeth, data, len);
 }
 
-/* RDMA READ data, segmented by the path MTU: FIRST/LAST carry an AETH. */
+/* The PSNs an RDMA READ of len bytes uses: one per response packet. */
+static uint32_t read_packets(const struct cx3_qp *qp, size_t len)
+{
+	uint32_t mtu = cx3_qp_mtu(qp);
+
+	return len <= mtu ? 1 : (uint32_t)((len + mtu - 1) / mtu);
+}
+
+/*
+ * RDMA READ data, segmented by the path MTU: FIRST/LAST carry an AETH.  A
+ * regenerated response (to a duplicate request) completes no new message.
+ */
 static void read_response(struct cx3_dev *dev, struct cx3_qp *qp,
 			  const struct cx3_pkt *p, const uint8_t *data,
-			  size_t len)
+			  size_t len, bool regenerated)
 {
-	uint32_t mtu = cx3_qp_mtu(qp), i, n = len <= mtu ? 1 : (uint32_t)((len + mtu - 1) / mtu);
+	uint32_t mtu = cx3_qp_mtu(qp), i, n = read_packets(qp, len);
 	size_t pos = 0, chunk;
 	uint8_t op;
 
-	qp->msn++;
+	if (!regenerated)
+		qp->msn++;
 	for (i = 0; i < n; i++, pos += chunk) {
 		chunk = n == 1 ? len : i + 1 == n ? len - pos : mtu;
 		op = n == 1 ? IB_OP_READ_RESP_ONLY : i == 0 ? IB_OP_READ_RESP_FIRST :
@@ -358,13 +370,28 @@ static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 	cx3_qp_to_error(dev, qp);
 }
 
-/* RC only: no receive WQE yet, ask the requester to retry later. */
+/*
+ * RC only: no receive WQE yet, ask the requester to retry later.  The
+ * expected PSN stays at this packet; the rest of its message, already on
+ * the way, is dropped without another NAK until the retry arrives (see
+ * rc_sequence).
+ */
 static void rnr_nak(struct cx3_dev *dev, struct cx3_qp *qp,
 		    const struct cx3_pkt *p)
 {
-	if (qp->st == CX3_ST_RC)
-		respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
-			((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f), NULL, 0);
+	if (qp->st != CX3_ST_RC)
+		return;
+	respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
+		((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f), NULL, 0);
+	qp->nak_sent = true;
+}
+
+/* A request packet was executed: n PSNs of the sequence are used. */
+static void accept_psn(struct cx3_qp *qp, const struct cx3_pkt *p,
+		       uint32_t n)
+{
+	qp->epsn = (p->psn + n) & IB_PSN_MASK;
+	qp->nak_sent = false;
 }
 
 /* Strip the ImmDt header off the payload; NULL if the packet is short. */
@@ -384,17 +411,142 @@ static bool qp_allows(const struct cx3_qp *qp, unsigned int bit)
 	return (cx3_get32(qp->ctx, 0x90) >> bit) & 1;
 }
 
+/*
+ * RDMA READ: the data the RETH names, sent back from the request's PSN on.
+ * Returns 0, or an AETH NAK syndrome (nothing sent).
+ */
+static uint8_t read_request(struct cx3_dev *dev, struct cx3_qp *qp,
+			    const struct cx3_pkt *p, bool regenerated)
+{
+	const uint8_t *d = p->ext;
+	uint64_t va;
+	uint32_t rkey;
+	size_t n;
+	uint8_t *buf;
+
+	if (p->payload_len < IB_RETH_BYTES)
+		return AETH_NAK_INV_REQ;
+	va = cx3_get64(d, 0);
+	rkey = cx3_get32(d, 8);
+	n = cx3_get32(d, 12);
+	if (n > (16u << 20))
+		return AETH_NAK_ACCESS;
+	buf = n ? malloc(n) : NULL;
+	if ((n && !buf) || !qp_allows(qp, 15) ||
+	    (n && cx3_mr_rw(dev, rkey, qp->pd, va, buf, n,
+			    CX3_ACC_REMOTE_READ, false))) {
+		free(buf);
+		return AETH_NAK_ACCESS;
+	}
+	read_response(dev, qp, p, buf, n, regenerated);
+	free(buf);
+	if (!regenerated)
+		accept_psn(qp, p, read_packets(qp, n));
+	return 0;
+}
+
+static bool last_of_message(uint8_t op)
+{
+	return op == IB_OP_SEND_LAST || op == IB_OP_SEND_LAST_IMM ||
+	       op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM ||
+	       op == IB_OP_WRITE_LAST || op == IB_OP_WRITE_LAST_IMM ||
+	       op == IB_OP_WRITE_ONLY || op == IB_OP_WRITE_ONLY_IMM;
+}
+
+/*
+ * A request the responder has seen before (its PSN is in the duplicate
+ * region behind the expected PSN): the requester resent it because our
+ * answer was slow or lost.  It is answered again, never executed again
+ * (IBA chapter 9.7): a SEND or RDMA WRITE gets an ACK, an RDMA READ its
+ * response again (reads are idempotent), an atomic the result saved when
+ * it was executed.
+ */
+static void rc_duplicate(struct cx3_dev *dev, struct cx3_qp *qp,
+			 const struct cx3_pkt *p)
+{
+	uint8_t op = p->opcode & 0x1f;
+
+	qp->dup_requests++;
+	if (dev->trace)
+		cx3_log(dev, "QP 0x%x: duplicate request op 0x%02x PSN %u (expected %u)",
+			qp->qpn, p->opcode, p->psn, qp->epsn);
+	switch (op) {
+	case IB_OP_READ_REQ:
+		/*
+		 * Guess: the response is regenerated from the duplicate's own
+		 * RETH; if that no longer passes the access checks, nothing is
+		 * sent (the QP is not put in error for a stale duplicate) and
+		 * the requester times out.
+		 */
+		read_request(dev, qp, p, true);
+		return;
+	case IB_OP_CMP_SWAP:
+	case IB_OP_FETCH_ADD:
+		/*
+		 * The model keeps the result of the last atomic only (a real
+		 * card keeps as many as it accepts outstanding); our requester
+		 * has one message in flight, so a duplicate is always of the
+		 * last one.  Guess: any older one is dropped unanswered.
+		 */
+		if (qp->atomic_saved && p->psn == qp->atomic_psn)
+			respond_psn(dev, qp, p, p->psn, IB_OP_ATOMIC_ACK, true, 0,
+				    qp->atomic_orig, 8);
+		return;
+	default:
+		/*
+		 * ACK what a new request's ACK would: only a packet that asks
+		 * for one, or ends a message.  The ACK carries the last PSN
+		 * executed, which acknowledges the duplicate and everything
+		 * before it (ACKs coalesce, IBA chapter 9.7); that a
+		 * ConnectX-3 picks this PSN rather than the duplicate's own is
+		 * a guess, both being valid.  The MSN does not move.
+		 */
+		if (p->ackreq || last_of_message(op))
+			respond_psn(dev, qp, p, (qp->epsn - 1) & IB_PSN_MASK,
+				    IB_OP_ACK, true, AETH_ACK, NULL, 0);
+		return;
+	}
+}
+
+/*
+ * The PSN check of an RC responder (IBA chapter 9.7): true if the request is
+ * the expected one and is to be executed.  A duplicate is answered by
+ * rc_duplicate; a PSN ahead of the expected one means packets were lost: a
+ * NAK with the PSN sequence error code and the expected PSN asks the
+ * requester to resend from there, once; until the expected packet comes,
+ * further packets ahead are dropped silently (as after an RNR NAK).
+ */
+static bool rc_sequence(struct cx3_dev *dev, struct cx3_qp *qp,
+			const struct cx3_pkt *p)
+{
+	if (p->psn == qp->epsn)
+		return true;
+	if (cx3_psn_before(p->psn, qp->epsn)) {
+		rc_duplicate(dev, qp, p);
+		return false;
+	}
+	if (qp->nak_sent)
+		return false;
+	qp->nak_sent = true;
+	qp->seq_naks++;
+	if (dev->trace)
+		cx3_log(dev, "QP 0x%x: request PSN %u, expected %u: sequence NAK",
+			qp->qpn, p->psn, qp->epsn);
+	respond_psn(dev, qp, p, qp->epsn, IB_OP_ACK, true, AETH_NAK_PSN_SEQ,
+		    NULL, 0);
+	return false;
+}
+
 static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		      const struct cx3_pkt *p)
 {
-	uint8_t op = p->opcode & 0x1f, ev[24] = { 0 }, old[8], val[8];
+	uint8_t op = p->opcode & 0x1f, ev[24] = { 0 }, old[8], val[8], nak;
 	bool rc = qp->st == CX3_ST_RC, imm;
 	const uint8_t *d = p->ext, *immp = NULL;
-	size_t len = p->payload_len, n;
+	size_t len = p->payload_len;
 	uint64_t va, a, b, cur;
 	uint32_t rkey, dmalen;
 	struct rwqe w;
-	uint8_t *buf;
 	int syn;
 
 	if (qp->state == CX3_QPS_RTR && !qp->comm_est) {
@@ -402,6 +554,9 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		cx3_put32(ev, 0, qp->qpn);
 		cx3_eq_post(dev, EVENT_COMM_EST, 0, ev);
 	}
+	/* UC has no duplicates to answer: it does not check PSNs (yet) */
+	if (rc && !rc_sequence(dev, qp, p))
+		return;
 	switch (op) {
 	case IB_OP_SEND_ONLY:
 	case IB_OP_SEND_ONLY_IMM:
@@ -497,8 +652,10 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
 			return;
 		}
-		if (op != IB_OP_SEND_LAST && op != IB_OP_SEND_LAST_IMM)
+		if (op != IB_OP_SEND_LAST && op != IB_OP_SEND_LAST_IMM) {
+			accept_psn(qp, p, 1);
 			return;		/* ACK only the last packet */
+		}
 		break;
 	case IB_OP_WRITE_FIRST:
 		if (len < IB_RETH_BYTES)
@@ -536,8 +693,10 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		}
 		qp->resp_va += len;
 		qp->resp_off += len;
-		if (op != IB_OP_WRITE_LAST && op != IB_OP_WRITE_LAST_IMM)
+		if (op != IB_OP_WRITE_LAST && op != IB_OP_WRITE_LAST_IMM) {
+			accept_psn(qp, p, 1);
 			return;
+		}
 		qp->resp_active = false;
 		if (immp)
 			recv_cqe(dev, qp, &w, p, RECV_OP_RDMA_WRITE_IMM,
@@ -547,19 +706,9 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	case IB_OP_READ_REQ:
 		if (!rc || len < IB_RETH_BYTES)
 			return;
-		va = cx3_get64(d, 0);
-		rkey = cx3_get32(d, 8);
-		n = cx3_get32(d, 12);
-		buf = n ? malloc(n) : NULL;
-		if ((n && !buf) || n > (16u << 20) || !qp_allows(qp, 15) ||
-		    (n && cx3_mr_rw(dev, rkey, qp->pd, va, buf, n,
-				    CX3_ACC_REMOTE_READ, false))) {
-			free(buf);
-			responder_error(dev, qp, p, AETH_NAK_ACCESS);
-			return;
-		}
-		read_response(dev, qp, p, buf, n);
-		free(buf);
+		nak = read_request(dev, qp, p, false);
+		if (nak)
+			responder_error(dev, qp, p, nak);
 		return;
 	case IB_OP_CMP_SWAP:
 	case IB_OP_FETCH_ADD:
@@ -582,14 +731,19 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		else
 			cx3_put64(val, 0, cur == b ? a : cur);
 		cx3_mr_rw(dev, rkey, qp->pd, va, val, 8, CX3_ACC_ATOMIC, true);
-		memcpy(val, old, 8);
-		respond(dev, qp, p, IB_OP_ATOMIC_ACK, 0, val, 8);
+		/* the original value answers this request and its duplicates */
+		memcpy(qp->atomic_orig, old, 8);
+		qp->atomic_psn = p->psn;
+		qp->atomic_saved = true;
+		accept_psn(qp, p, 1);
+		respond(dev, qp, p, IB_OP_ATOMIC_ACK, 0, old, 8);
 		return;
 	default:
 		if (rc)
 			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
 		return;
 	}
+	accept_psn(qp, p, 1);
 	if (rc)
 		respond(dev, qp, p, IB_OP_ACK, AETH_ACK, NULL, 0);
 }

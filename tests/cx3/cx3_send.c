@@ -8,7 +8,9 @@
  * UD, UC and MLX sends complete when the packet leaves; an RC WQE stays in
  * flight until its ACK, RDMA READ response or atomic response arrives, is
  * resent after an RNR NAK (up to the QP's RNR retry count) or after an ACK
- * timeout (up to the retry count), and fails on a NAK.
+ * timeout or a PSN sequence error NAK (up to the retry count), and fails on
+ * any other NAK.  A response whose PSN is not that of the message in flight
+ * (a late answer to an earlier transmission of a message) is dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -423,6 +425,7 @@ static int send_connected(struct cx3_dev *dev, struct cx3_qp *qp,
 	}
 	qp->inflight = true;
 	qp->inflight_pkts = npkts;
+	qp->inflight_rcvd = 0;
 	qp->read_off = 0;
 	qp->rnr_at = dev->host.now_ms(dev->host.opaque) + cx3_qp_ack_timeout_ms(qp);
 	cx3_qp_rnr_wait(dev, qp, true);
@@ -483,6 +486,32 @@ static uint64_t rnr_timer_ms(uint8_t code)
 	return us10[code & 31] / 100 + 1;
 }
 
+/*
+ * Does a response belong to the message in flight?  Its PSNs run from
+ * sq_psn for inflight_pkts packets.  An ACK completes the message only with
+ * its last PSN; one inside the message acknowledges part of it, which the
+ * model, resending whole messages, does not track (a guess at what matters:
+ * our responder never sends one).  A NAK names the PSN it refuses, READ
+ * response packets must come in order (a gap waits for the ACK timeout; a
+ * real card would resend the read from the gap at once), an atomic
+ * response has the request's PSN.  Anything else answers an earlier
+ * transmission, or nothing we sent.
+ */
+static bool response_in_flight(const struct cx3_qp *qp,
+			       const struct cx3_pkt *p, uint8_t op,
+			       uint8_t synd)
+{
+	uint32_t off = cx3_psn_diff(qp->sq_psn, p->psn);
+
+	if (off >= qp->inflight_pkts)
+		return false;
+	if (op == (IB_OP_ACK & 0x1f) && (synd >> 5) == 0)
+		return off == qp->inflight_pkts - 1;
+	if (op >= IB_OP_READ_RESP_FIRST && op <= (IB_OP_READ_RESP_ONLY & 0x1f))
+		return off == qp->inflight_rcvd;
+	return true;
+}
+
 void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_pkt *p)
 {
@@ -491,12 +520,16 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 	uint32_t byte_cnt = 0;
 	int err;
 
-	if (!qp->inflight || qp->state != CX3_QPS_RTS)
-		return;			/* a duplicate, or nothing asked */
+	if (qp->state != CX3_QPS_RTS)
+		return;
 	if (p->payload_len < IB_AETH_BYTES)
 		return;
 	/* a middle read response has no AETH: it acknowledges nothing */
 	synd = op == IB_OP_READ_RESP_MIDDLE ? 0 : p->ext[0];
+	if (!qp->inflight || !response_in_flight(qp, p, op, synd)) {
+		qp->stale_responses++;
+		return;			/* late, duplicated, or nothing asked */
+	}
 	w = malloc(sizeof(*w));
 	if (!w)
 		return;
@@ -514,6 +547,25 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 			qp->rnr_at = dev->host.now_ms(dev->host.opaque) +
 				     rnr_timer_ms(synd);
 			cx3_qp_rnr_wait(dev, qp, true);
+		}
+		free(w);
+		return;
+	}
+	if (synd == AETH_NAK_PSN_SEQ) {
+		/*
+		 * The responder lost part of the message: resend it (whole,
+		 * from sq_psn; the responder drops what it already has as
+		 * duplicates).  It counts against the retry count, as an ACK
+		 * timeout does.
+		 */
+		if (qp->retry_left == 0) {
+			send_error(dev, qp, w, SYN_RETRY_EXC);
+		} else {
+			if (qp->retry_left != 7)
+				qp->retry_left--;
+			qp->inflight = false;
+			cx3_qp_rnr_wait(dev, qp, false);
+			cx3_qp_kick(dev, qp);
 		}
 		free(w);
 		return;
@@ -536,6 +588,7 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 				       p->payload + h, p->payload_len - h,
 				       qp->read_off);
 		qp->read_off += p->payload_len - h;
+		qp->inflight_rcvd++;
 		byte_cnt = (uint32_t)qp->read_off;
 		if (err) {
 			send_error(dev, qp, w, (uint8_t)err);

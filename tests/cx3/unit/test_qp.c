@@ -2,8 +2,11 @@
 /*
  * Unit test of the ConnectX-3 model's verbs objects, without a VM: CQ
  * ownership and arming, the QP state machine, flush-on-error (SQ by owner
- * bits, RQ by the doorbell record, WQEs posted while in ERR), and memory
- * regions (key, PD, access and bounds checks; re-registration via SYNC_TPT).
+ * bits, RQ by the doorbell record, WQEs posted while in ERR), memory
+ * regions (key, PD, access and bounds checks; re-registration via SYNC_TPT),
+ * and the RC transport's PSN rules between two QPs whose wire the test
+ * holds: duplicates answered without being executed again, sequence errors,
+ * late responses at the requester.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,8 @@
 
 #include "fake.h"
 #include "cx3_mr.h"
+#include "cx3_pkt.h"
+#include "cx3_qp.h"
 
 /* guest addresses */
 #define MBOX		(MEM_BASE)
@@ -23,6 +28,13 @@
 #define QP_DB		(MEM_BASE + 0x403000)
 #define CQ_DB		(MEM_BASE + 0x403100)
 #define MR_PAGE		(MEM_BASE + 0x404000)
+#define RC_CQ_BUF	(MEM_BASE + 0x405000)
+#define RC_CQ_DB	(MEM_BASE + 0x403200)
+#define QPA_BUF		(MEM_BASE + 0x406000)
+#define QPB_BUF		(MEM_BASE + 0x407000)
+#define QPA_DB		(MEM_BASE + 0x403300)
+#define QPB_DB		(MEM_BASE + 0x403400)
+#define RC_MR_PAGE	(MEM_BASE + 0x408000)
 
 /* ICM layout */
 #define MTT_VA		0x100000ull
@@ -248,6 +260,479 @@ static void test_mr(void)
 	check(cmd(0, idx, 0x00f, 1) == 0 && dev.live.mpt == 0, "HW2SW_MPT");
 }
 
+/* ---------------------------------------------------------------------- */
+/*
+ * RC between QP A (port 1, LID 1) and QP B (port 2, LID 2) of this card.
+ * Both ports are cabled to "another VM" whose wire is this test: every
+ * packet the card sends is captured, and the test delivers it to the other
+ * port, late, twice, or not at all.
+ */
+#define QPA		10
+#define QPB		11
+#define RC_CQN		2
+#define RC_MPT		4
+#define RC_KEY		(RC_MPT << 8 | 0x5a)
+#define RC_VA		0x80000000ull
+#define PSN_A		0xfffffeu	/* A's first PSN: the sequence wraps */
+#define PSN_B		0x123456u
+#define ACK_TIMEOUT	14		/* 4.096 us << 14: 67 ms */
+#define PSN(x)		((x) & 0xffffffu)
+
+/* WQE opcodes, BTH opcodes (RC) and AETH syndromes */
+enum {
+	W_WRITE = 0x08, W_SEND = 0x0a, W_READ = 0x10, W_FETCH_ADD = 0x12,
+	B_SEND_FIRST = 0x00, B_SEND_ONLY = 0x04, B_WRITE_ONLY = 0x0a,
+	B_READ_REQ = 0x0c, B_READ_FIRST = 0x0d, B_ACK = 0x11,
+	B_ATOMIC_ACK = 0x12, B_FETCH_ADD = 0x14,
+	A_ACK = 0x1f, A_NAK_SEQ = 0x60,
+};
+
+struct wire_pkt {
+	int port;		/* the port that sent it */
+	size_t len;
+	uint8_t b[IB_MAX_PKT];
+	struct cx3_pkt p;	/* parsed */
+};
+
+static struct wire_pkt wire[32];
+static unsigned int nwire;
+
+static void wire_send(void *o, int port, const void *msg, size_t len)
+{
+	const uint8_t *m = msg;
+
+	(void)o;
+	if (len < 2 || m[0] != CX3_WIRE_MSG_PKT || nwire == 32 ||
+	    len - 1 > IB_MAX_PKT)
+		return;
+	wire[nwire].port = port;
+	wire[nwire].len = len - 1;
+	memcpy(wire[nwire].b, m + 1, len - 1);
+	nwire++;
+}
+
+/* Take the oldest packet that port sent; false if there is none. */
+static bool wire_take(int port, struct wire_pkt *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < nwire; i++) {
+		if (wire[i].port != port)
+			continue;
+		*out = wire[i];
+		memmove(&wire[i], &wire[i + 1],
+			(nwire - i - 1) * sizeof(wire[0]));
+		nwire--;
+		return cx3_pkt_parse(&out->p, out->b, out->len) == 0;
+	}
+	return false;
+}
+
+/* Put a packet on the far end of the cable: it arrives at the other port. */
+static void deliver(const struct wire_pkt *w)
+{
+	cx3_port_wire_packet(&dev, w->port == 1 ? 2 : 1, w->b, w->len);
+}
+
+static bool is(const struct wire_pkt *w, uint8_t opcode, uint32_t psn)
+{
+	return w->p.opcode == opcode && w->p.psn == PSN(psn);
+}
+
+static bool is_ack(const struct wire_pkt *w, uint8_t aeth, uint32_t psn)
+{
+	return is(w, B_ACK, psn) && w->p.payload_len >= 4 &&
+	       w->p.payload[0] == aeth;
+}
+
+struct seen {
+	uint32_t qpn;
+	bool send;
+	uint8_t opcode;
+	uint32_t bytes;
+};
+
+static unsigned int rc_ci;
+
+/* Take every completion on the RC CQ (the first max into c); how many. */
+static unsigned int cq_drain(struct seen *c, unsigned int max)
+{
+	unsigned int n = 0;
+	uint8_t *e;
+
+	for (;;) {
+		e = gp(RC_CQ_BUF) + (rc_ci & 63) * 32;
+		if (!!(e[31] & 0x80) != !!(rc_ci & 64))
+			return n;
+		if (n < max) {
+			c[n].qpn = cx3_get32(e, 0) & 0xffffff;
+			c[n].send = e[31] & 0x40;
+			c[n].opcode = e[31] & 0x1f;
+			c[n].bytes = cx3_get32(e, 0x14);
+		}
+		n++;
+		rc_ci++;
+		cx3_put32(gp(RC_CQ_DB), 0, rc_ci & 0xffffff);
+	}
+}
+
+static uint8_t *mr(unsigned int off)
+{
+	return gp(RC_MR_PAGE) + off;
+}
+
+static int rc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
+{
+	bool a = qpn == QPA;
+	uint8_t *c = gp(MBOX) + 8;
+
+	memset(gp(MBOX), 0, 4096);
+	cx3_put32(c, 0x00, state << 28);		/* RC */
+	cx3_put32(c, 0x04, PD);
+	c[0x08] = 1 << 5;				/* path MTU 256 */
+	c[0x09] = 3 << 3 | 0;				/* RQ: 8 x 16 bytes */
+	c[0x0a] = 3 << 3 | 2;				/* SQ: 8 x 64 bytes */
+	cx3_put32(c, 0x14, a ? QPB : QPA);
+	cx3_put16(c, 0x18 + 0x06, a ? 2 : 1);		/* DLID */
+	c[0x18 + 0x08] = ACK_TIMEOUT << 3;
+	c[0x18 + 0x20] = a ? 0x00 : 0x40;		/* port 1 or 2 */
+	cx3_put32(c, 0x70, 3u << 16 | 7u << 13);	/* retry 3, RNR always */
+	cx3_put32(c, 0x78, a ? PSN_A : PSN_B);		/* SQ PSN */
+	cx3_put32(c, 0x7c, RC_CQN);
+	cx3_put32(c, 0x90, 7u << 13);			/* remote R, W, atomic */
+	cx3_put32(c, 0x94, 1u << 24 | (a ? PSN_B : PSN_A));	/* RQ PSN */
+	cx3_put32(c, 0x9c, RC_CQN);
+	cx3_put64(c, 0xa0, a ? QPA_DB : QPB_DB);
+	cx3_put32(c, 0xcc, (a ? 5 : 6) * 8);		/* MTT entry 5 or 6 */
+	return cmd(MBOX, qpn, op, 0);
+}
+
+static unsigned int a_sq, b_rq;
+
+static void dseg(uint8_t *w, size_t off, uint32_t len, uint64_t va)
+{
+	cx3_put32(w, off, len);
+	cx3_put32(w, off + 4, RC_KEY);
+	cx3_put64(w, off + 8, va);
+}
+
+/* The next send WQE of A, not yet posted; size16 in 16-byte units. */
+static uint8_t *sq_wqe(uint8_t opcode, unsigned int size16, uint64_t raddr)
+{
+	uint8_t *w = gp(QPA_BUF) + (a_sq & 7) * 64;
+
+	memset(w, 0, 64);
+	w[0] = (a_sq & 8) ? 0x00 : 0x80;		/* owner: not yet */
+	w[3] = opcode;
+	w[7] = (uint8_t)size16;
+	cx3_put32(w, 8, 3u << 2);			/* signaled */
+	cx3_put64(w, 16, raddr);		/* remote address segment */
+	cx3_put32(w, 24, RC_KEY);
+	return w;
+}
+
+static void sq_post(uint8_t *w)
+{
+	w[0] = (a_sq & 8) ? 0x80 : 0x00;
+	a_sq++;
+	cx3_qp_send_doorbell(&dev, QPA);
+}
+
+/* A SEND of len bytes from the start of the MR */
+static void send_wqe(uint32_t len)
+{
+	uint8_t *w = sq_wqe(W_SEND, 2, 0);
+
+	dseg(w, 16, len, RC_VA);
+	sq_post(w);
+}
+
+/* A receive on B, into one of four slots of the MR (from 0x400) */
+static void rq_post(void)
+{
+	uint8_t *r = gp(QPB_BUF) + 512 + (b_rq & 7) * 16;
+
+	dseg(r, 0, 0x280, RC_VA + 0x400 + (b_rq & 3) * 0x280);
+	b_rq++;
+	cx3_put32(gp(QPB_DB), 0, b_rq & 0xffff);
+}
+
+static bool rc_setup(void)
+{
+	uint8_t *m = gp(MBOX);
+	bool ok = true;
+	int i;
+
+	dev.host.wire_send = wire_send;
+	for (i = 0; i < 2; i++) {
+		dev.port[i].cable = CX3_CABLE_WIRE;
+		dev.port[i].phys_state = CX3_PHYS_LINKUP;
+		dev.port[i].state = CX3_PORT_ACTIVE;
+		dev.port[i].lid = (uint16_t)(i + 1);
+	}
+	mtt_set(4, RC_CQ_BUF);
+	mtt_set(5, QPA_BUF);
+	mtt_set(6, QPB_BUF);
+	mtt_set(7, RC_MR_PAGE);
+	mtt_set(8, RC_MR_PAGE + 0x1000);
+
+	memset(gp(RC_CQ_BUF), 0, 4096);
+	memset(m, 0, 4096);
+	cx3_put32(m, 0x0c, 6u << 24);			/* 64 CQEs */
+	cx3_put32(m, 0x1c, 4 * 8);
+	cx3_put64(m, 0x38, RC_CQ_DB);
+	cx3_put32(gp(RC_CQ_DB), 0, 0);
+	ok &= cmd(MBOX, RC_CQN, 0x016, 0) == 0;
+
+	memset(m, 0, 4096);
+	cx3_put32(m, 0x00, 1u << 8 | 0x1fu << 10);	/* region, every right */
+	cx3_put32(m, 0x08, (uint32_t)RC_KEY << 24 | RC_KEY >> 8);
+	cx3_put32(m, 0x0c, PD);
+	cx3_put64(m, 0x10, RC_VA);
+	cx3_put64(m, 0x18, 8192);
+	cx3_put64(m, 0x2c, 7 * 8);
+	cx3_put32(m, 0x38, 12);
+	ok &= cmd(MBOX, RC_MPT, 0x00d, 0) == 0;
+
+	/* the driver stamps the SQ owner bits before RST2INIT */
+	for (i = 0; i < 8; i++) {
+		gp(QPA_BUF)[i * 64] = 0x80;
+		gp(QPB_BUF)[i * 64] = 0x80;
+	}
+	cx3_put32(gp(QPA_DB), 0, 0);
+	cx3_put32(gp(QPB_DB), 0, 0);
+	for (i = 0; i < 2; i++) {
+		uint32_t qpn = i ? QPB : QPA;
+
+		ok &= rc_qp_cmd(qpn, 0x019, 1) == 0 &&
+		      rc_qp_cmd(qpn, 0x01a, 2) == 0 &&
+		      rc_qp_cmd(qpn, 0x01b, 3) == 0;
+	}
+	return ok;
+}
+
+/* Take the n packets of a message from port 1: opcodes op0.., PSNs psn.. */
+static bool take_msg(struct wire_pkt *f, unsigned int n, uint8_t op0,
+		     uint32_t psn)
+{
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < n; i++)
+		ok &= wire_take(1, &f[i]) && is(&f[i], (uint8_t)(op0 + i), psn + i);
+	return ok;
+}
+
+static void test_rc_psn(void)
+{
+	static struct wire_pkt s1, s2, k1, k2, x, r, rr[6], nak, f[3];
+	struct cx3_qp *a, *b;
+	struct seen cq[8];
+	unsigned int n, i, logs0;
+	uint8_t *w;
+	uint32_t e;
+	bool ok;
+
+	check(rc_setup(), "RC: CQ, MR, QPs A and B connected");
+	a = cx3_qp_get(&dev, QPA);
+	b = cx3_qp_get(&dev, QPB);
+	if (!a || !b)
+		return;
+	check(b->epsn == PSN_A, "INIT2RTR: B expects A's first PSN (0x%x)",
+	      b->epsn);
+
+	/* a SEND whose ACK is late: A resends it, B gets it twice */
+	rq_post();
+	rq_post();
+	memcpy(mr(0), "ping-1", 6);
+	send_wqe(6);
+	check(wire_take(1, &s1) && is(&s1, B_SEND_ONLY, PSN_A) && !nwire,
+	      "A sends a SEND_ONLY with its first PSN");
+	fake_now += 100;
+	cx3_poll(&dev);
+	check(wire_take(1, &s2) && is(&s2, B_SEND_ONLY, PSN_A) &&
+	      !memcmp(s1.b, s2.b, s1.len),
+	      "no ACK within the ACK timeout: A resends it, same PSN");
+	logs0 = logs;
+	deliver(&s1);
+	deliver(&s2);
+	check(wire_take(2, &k1) && is_ack(&k1, A_ACK, PSN_A),
+	      "B ACKs the SEND");
+	check(wire_take(2, &k2) && is_ack(&k2, A_ACK, PSN_A) && !nwire,
+	      "B ACKs the duplicate, with the same PSN");
+	n = cq_drain(cq, 8);
+	check(n == 1 && cq[0].qpn == QPB && !cq[0].send && cq[0].bytes == 6 &&
+	      !memcmp(mr(0x400), "ping-1", 6),
+	      "one receive completion for the two copies (%u)", n);
+	check(b->rq.cons == 1 && b->dup_requests == 1 &&
+	      b->epsn == PSN(PSN_A + 1),
+	      "the duplicate took no receive WQE and left the expected PSN alone");
+	check(logs == logs0, "no log line for a duplicate");
+	deliver(&k1);
+	n = cq_drain(cq, 8);
+	check(n == 1 && cq[0].qpn == QPA && cq[0].send &&
+	      cq[0].opcode == W_SEND && !a->inflight,
+	      "the first ACK completes A's SEND");
+
+	/* the ACK of the duplicate arrives while the next SEND is in flight */
+	memcpy(mr(0), "ping-2", 6);
+	send_wqe(6);
+	check(wire_take(1, &x) && is(&x, B_SEND_ONLY, PSN_A + 1),
+	      "A sends the next SEND");
+	deliver(&k2);
+	check(cq_drain(cq, 8) == 0 && a->inflight && a->stale_responses == 1,
+	      "a late ACK of the earlier SEND does not complete the next one");
+	deliver(&x);
+	check(wire_take(2, &k1) && is_ack(&k1, A_ACK, PSN_A + 1),
+	      "B ACKs the next SEND");
+	deliver(&k1);
+	n = cq_drain(cq, 8);
+	check(n == 2 && cq[0].qpn == QPB && !memcmp(mr(0x680), "ping-2", 6) &&
+	      cq[1].qpn == QPA && cq[1].send, "its own ACK completes it");
+
+	/* RDMA WRITE (its PSN wraps to 0): a duplicate does not write again */
+	memcpy(mr(0), "AAAAAAAAAAAAAAAA", 16);
+	w = sq_wqe(W_WRITE, 3, RC_VA + 0x1000);
+	dseg(w, 32, 16, RC_VA);
+	sq_post(w);
+	e = PSN(PSN_A + 2);
+	check(wire_take(1, &x) && is(&x, B_WRITE_ONLY, e) && e == 0,
+	      "A sends an RDMA WRITE, PSN 0");
+	deliver(&x);
+	check(!memcmp(mr(0x1000), "AAAAAAAAAAAAAAAA", 16) &&
+	      wire_take(2, &k1) && is_ack(&k1, A_ACK, e), "B writes and ACKs");
+	memcpy(mr(0x1000), "ZZZZZZZZZZZZZZZZ", 16);	/* B's owner moves on */
+	deliver(&x);					/* a late duplicate */
+	check(!memcmp(mr(0x1000), "ZZZZZZZZZZZZZZZZ", 16),
+	      "a duplicate RDMA WRITE does not write again");
+	check(wire_take(2, &k2) && is_ack(&k2, A_ACK, e) && !nwire,
+	      "and is ACKed again");
+	deliver(&k1);
+	deliver(&k2);
+	n = cq_drain(cq, 8);
+	check(n == 1 && cq[0].qpn == QPA && cq[0].opcode == W_WRITE &&
+	      a->stale_responses == 2, "one completion for A's WRITE");
+
+	/* RDMA READ of 600 bytes: 3 responses; a duplicate gets them again */
+	for (i = 0; i < 600; i++)
+		mr(0)[i] = (uint8_t)(i * 7 + 1);
+	memset(mr(0x1100), 0, 0x300);
+	w = sq_wqe(W_READ, 3, RC_VA);
+	dseg(w, 32, 600, RC_VA + 0x1100);
+	sq_post(w);
+	e = PSN(PSN_A + 3);
+	check(wire_take(1, &r) && is(&r, B_READ_REQ, e), "A sends an RDMA READ");
+	deliver(&r);
+	ok = true;
+	for (i = 0; i < 3; i++)
+		ok &= wire_take(2, &rr[i]) &&
+		      is(&rr[i], (uint8_t)(B_READ_FIRST + i), e + i);
+	check(ok && !nwire && b->epsn == PSN(e + 3),
+	      "B answers READ FIRST, MIDDLE, LAST and expects PSN + 3");
+	deliver(&r);
+	ok = true;
+	for (i = 3; i < 6; i++)
+		ok &= wire_take(2, &rr[i]) && rr[i].len == rr[i - 3].len &&
+		      !memcmp(rr[i].b, rr[i - 3].b, rr[i].len);
+	check(ok && !nwire && b->epsn == PSN(e + 3) && b->dup_requests == 3,
+	      "a duplicate RDMA READ gets the same response again");
+	/* A takes the responses in PSN order, whichever copy they come from */
+	deliver(&rr[0]);
+	deliver(&rr[3]);
+	deliver(&rr[1]);
+	deliver(&rr[2]);
+	deliver(&rr[4]);
+	deliver(&rr[5]);
+	n = cq_drain(cq, 8);
+	check(n == 1 && cq[0].qpn == QPA && cq[0].opcode == W_READ &&
+	      cq[0].bytes == 600 && !memcmp(mr(0x1100), mr(0), 600),
+	      "A's READ completes once, with the data (%u, %u bytes)", n,
+	      cq[0].bytes);
+
+	/* fetch-and-add: a duplicate gets the original value, adds nothing */
+	cx3_put64(mr(0x1400), 0, 100);
+	w = sq_wqe(W_FETCH_ADD, 4, RC_VA + 0x1400);
+	cx3_put64(w, 32, 5);
+	dseg(w, 48, 8, RC_VA + 0x1408);
+	sq_post(w);
+	e = PSN(PSN_A + 6);
+	check(wire_take(1, &x) && is(&x, B_FETCH_ADD, e),
+	      "A sends a fetch-and-add");
+	deliver(&x);
+	check(wire_take(2, &k1) && is(&k1, B_ATOMIC_ACK, e) &&
+	      cx3_get64(k1.p.payload, 4) == 100 &&
+	      cx3_get64(mr(0x1400), 0) == 105,
+	      "B adds and answers with the original value");
+	deliver(&x);
+	check(wire_take(2, &k2) && is(&k2, B_ATOMIC_ACK, e) &&
+	      cx3_get64(k2.p.payload, 4) == 100 &&
+	      cx3_get64(mr(0x1400), 0) == 105,
+	      "a duplicate atomic gets the saved original value, adds nothing");
+	deliver(&k1);
+	deliver(&k2);
+	n = cq_drain(cq, 8);
+	check(n == 1 && cq[0].opcode == W_FETCH_ADD &&
+	      cx3_get64(mr(0x1408), 0) == 100, "one completion for A's atomic");
+
+	/* a SEND of 3 packets whose first is lost: a PSN sequence error */
+	rq_post();
+	for (i = 0; i < 600; i++)
+		mr(0)[i] = (uint8_t)(i * 3);
+	send_wqe(600);
+	e = PSN(PSN_A + 7);
+	check(take_msg(f, 3, B_SEND_FIRST, e), "A sends SEND FIRST, MIDDLE, LAST");
+	deliver(&f[1]);
+	check(wire_take(2, &nak) && is_ack(&nak, A_NAK_SEQ, e) && !nwire,
+	      "a PSN ahead of the expected one: NAK sequence error, expected PSN");
+	deliver(&f[2]);
+	check(!nwire && b->state == 3 && b->rq.cons == 2 &&
+	      cq_drain(cq, 8) == 0 && b->seq_naks == 1,
+	      "the next one is dropped, without a second NAK");
+	deliver(&nak);
+	check(take_msg(f, 3, B_SEND_FIRST, e) && !nwire,
+	      "the NAK makes A resend the message at once");
+	for (i = 0; i < 3; i++)
+		deliver(&f[i]);
+	check(wire_take(2, &k1) && is_ack(&k1, A_ACK, e + 2),
+	      "B ACKs its last packet");
+	deliver(&k1);
+	n = cq_drain(cq, 8);
+	check(n == 2 && cq[0].qpn == QPB && cq[0].bytes == 600 &&
+	      !memcmp(mr(0x900), mr(0), 600) && cq[1].qpn == QPA,
+	      "the message arrives once, A's SEND completes");
+
+	/* no receive for a SEND of 3 packets: RNR NAK, the rest dropped */
+	send_wqe(600);
+	e = PSN(PSN_A + 10);
+	check(take_msg(f, 3, B_SEND_FIRST, e), "A sends another 3-packet SEND");
+	for (i = 0; i < 3; i++)
+		deliver(&f[i]);
+	check(wire_take(2, &nak) && is(&nak, B_ACK, e) &&
+	      nak.p.payload[0] >> 5 == 1 && !nwire && b->state == 3,
+	      "no receive WQE: RNR NAK for the first packet, the others dropped");
+	rq_post();
+	deliver(&nak);
+	fake_now += 5;
+	cx3_poll(&dev);
+	ok = take_msg(f, 3, B_SEND_FIRST, e);
+	for (i = 0; i < 3; i++)
+		deliver(&f[i]);
+	check(ok && wire_take(2, &k1) && is_ack(&k1, A_ACK, e + 2),
+	      "after the RNR timer A resends it, B takes it and ACKs");
+	deliver(&k1);
+	n = cq_drain(cq, 8);
+	check(n == 2 && cq[0].qpn == QPB && cq[0].bytes == 600 &&
+	      cq[1].qpn == QPA, "the message arrives once, A's SEND completes");
+
+	check(rc_qp_cmd(QPA, 0x021, 0) == 0 && rc_qp_cmd(QPB, 0x021, 0) == 0 &&
+	      strstr(last_log, "duplicate requests"),
+	      "2RST; the QP's duplicates were counted, in one line: %s",
+	      last_log);
+	check(cmd(0, RC_CQN, 0x017, 1) == 0 && cmd(0, RC_MPT, 0x00f, 1) == 0 &&
+	      dev.live.qp == 0 && dev.live.cq == 0 && dev.live.mpt == 0,
+	      "RC objects freed");
+}
+
 int main(void)
 {
 	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_NONE, CX3_CABLE_NONE };
@@ -260,6 +745,7 @@ int main(void)
 	bringup();
 	test_cq_and_qp();
 	test_mr();
+	test_rc_psn();
 	cx3_fini(&dev);
 	free(mem);
 	printf("test_qp: %d checks, %d failed\n", checks, failures);
