@@ -8,52 +8,65 @@
 # into PASS/FAIL lines; then unloads the test module, ib_mad and its users
 # (the removal of every port's resources under the kernel's eyes):
 #   tests/vm/run --stack ours --sm -- env SM_STOP=1 tests/kmad/guest/kmad-1node.sh
+#
+# It must be the last item of its boot: it stops opensm and leaves ib_mad
+# and its users unloaded.
 set -u
+# shellcheck source=../../stack/guest/lib.sh
+. "$(dirname "$0")/../../stack/guest/lib.sh"
+t=${TESTNAME:-kmad}
 bound=${KMAD_BOUND:-120}
-ko=$(make -s print-builddir KVER="$KVER")/tests/kmad/ibstack_kmad.ko
-fails=0
+ko=$(make -s -C "$stack_top" print-builddir KVER="$KVER")/tests/kmad/ibstack_kmad.ko
+# ib_mad, the module built, loaded, its done line, the count of its lines,
+# its unload, the unload of ib_mad's users and of ib_mad (8); with SM_STOP
+# opensm stopped and the ports still ACTIVE (2)
+if [ "${SM_STOP:-0}" = 1 ]; then plan 10; else plan 8; fi
 
+# shellcheck disable=SC2317 # called through expect
+sm_gone() { sm_stop && ! sm_up; }
+# shellcheck disable=SC2317 # called through expect
+lids_kept() { both_active && [ "$(my_lid 1)" -gt 0 ] && [ "$(my_lid 2)" -gt 0 ]; }
 if [ "${SM_STOP:-0}" = 1 ]; then
-	# shellcheck source=../../stack/guest/lib.sh
-	. "$(dirname "$0")/../../stack/guest/lib.sh"
-	sm_stop || { echo "FAIL kmad: stop opensm"; exit 1; }
-	for p in 1 2; do
-		port_is "$p" ACTIVE || { echo "FAIL kmad: port $p not ACTIVE after opensm stopped"; exit 1; }
-	done
-	echo "PASS kmad: opensm stopped, both ports ACTIVE with their LIDs"
+	expect "$t: opensm stopped" sm_gone
+	expect "$t: both ports still ACTIVE with their LIDs" lids_kept
 fi
 
-modprobe ib_mad || { echo "FAIL kmad: modprobe ib_mad"; exit 1; }
-[ -f "$ko" ] || { echo "FAIL kmad: $ko not built"; exit 1; }
+expect "$t: modprobe ib_mad" modprobe ib_mad
+expect "$t: the test module is built ($ko)" [ -f "$ko" ]
 if [ -n "${KMAD_DEBUG:-}" ]; then
 	echo 'module ib_mad +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null ||
 		echo "note: no dynamic debug"
 fi
-mark=$(dmesg | wc -l)
-insmod "$ko" || { echo "FAIL kmad: insmod $ko"; exit 1; }
+k=$(klog_mark)
+expect "$t: insmod ibstack_kmad" insmod "$ko"
 re='^ibstack_kmad: done mlx4_0: [0-9]+ passed, [0-9]+ failed$'
-for _ in $(seq "$bound"); do
-	dmesg | tail -n +"$((mark + 1))" | sed 's/^\[[^]]*\] //' | grep -qE "$re" && break
-	sleep 1
-done
-log=$(dmesg | tail -n +"$((mark + 1))" | sed 's/^\[[^]]*\] //')
-sed -nE 's/^ibstack_kmad: (PASS|FAIL) (.*)$/\1 kmad: \2/p' <<<"$log"
+klog_wait "$bound" "$k" "$re"
+log=$(klog_since "$k")
+# the module's verdicts, as ours (checked by the done line's count)
+sed -nE "s/^ibstack_kmad: (PASS|FAIL) (.*)$/\\1 $t: \\2/p" <<<"$log"
 line=$(grep -E "$re" <<<"$log" | tail -n 1)
-if [ -z "$line" ]; then
-	echo "FAIL kmad: no done line within ${bound}s"
-	fails=1
-else
-	echo "$line"
-	grep -q ' 0 failed$' <<<"$line" || fails=1
-	grep -q ': 0 passed' <<<"$line" && fails=1
-fi
-rmmod ibstack_kmad || { echo "FAIL kmad: rmmod ibstack_kmad"; fails=1; }
+np=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$line")
+nf=$(sed -nE 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$line")
+reported=$(grep -cE '^ibstack_kmad: (PASS|FAIL) ' <<<"$log")
+echo "${line:-no done line within ${bound}s}"
+expect "$t: done within ${bound}s: ${np:-?} passed, ${nf:-?} failed" \
+	[ -n "$line" -a "${np:-0}" -gt 0 -a "${nf:-1}" = 0 ]
+expect "$t: the done line counts every case reported ($reported)" \
+	[ -n "$line" -a "$((${np:-0} + ${nf:-0}))" = "$reported" ]
+
+expect "$t: rmmod ibstack_kmad" rmmod ibstack_kmad
 # ib_mad goes last: its users (ib_umad, ib_sa, ...) first
+users=()
 for m in ib_ipoib ib_cm ib_sa ib_umad; do
-	if lsmod | grep -q "^$m "; then
-		rmmod "$m" || { echo "FAIL kmad: rmmod $m"; fails=1; }
-	fi
+	[ -d "/sys/module/$m" ] && users+=("$m")
 done
-rmmod ib_mad || { echo "FAIL kmad: rmmod ib_mad"; fails=1; }
-[ "$fails" = 0 ] && echo "PASS kmad: unloaded cleanly"
-exit "$fails"
+# shellcheck disable=SC2317 # called through expect
+rmmod_all() {
+	local m
+	for m in "$@"; do
+		rmmod "$m" || return 1
+	done
+}
+expect "$t: rmmod ib_mad's users (${users[*]:-none loaded})" rmmod_all "${users[@]}"
+expect "$t: rmmod ib_mad" rmmod ib_mad
+exit 0

@@ -9,9 +9,14 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=kverbs-lib.sh
 . "$here/kverbs-lib.sh"
-t=kverbs
+t=${TESTNAME:-kverbs}
 dev=mlx4_0
 limit=${KVERBS_TIMEOUT:-300}
+cabled=0
+[ "${KVERBS_CABLE:-1}" = 1 ] && [ -d /vmout ] && cabled=1
+# the client added, the summary's count, the unload and its remove line;
+# with the cable: the pull, the replug and an event per port after each
+if [ "$cabled" = 1 ]; then plan 10; else plan 4; fi
 
 mark=$(kv_mark)
 if ! kv_load selftest=1 selftest_rounds="${KVERBS_ROUNDS:-1}"; then
@@ -39,22 +44,19 @@ expect "$t: summary counts its lines (${np:-?} passed, ${nf:-?} failed)" \
 
 # The port events, through a pulled and replugged cable (the loop cable
 # joins both ports, so both go down and up; auto-lid makes them ACTIVE).
-if [ "${KVERBS_CABLE:-1}" = 1 ] && [ -d /vmout ]; then
+if [ "$cabled" = 1 ]; then
 	mark2=$(kv_mark)
-	if cable 1 off; then
-		for p in 1 2; do
-			expect "$t: event PORT_ERR on port $p" kv_wait_log 15 "$mark2" \
-				"ibstack_kverbs: event $dev port $p PORT_ERR\$"
-		done
-		mark2=$(kv_mark)
-		cable 1 on || fail "$t: replug the cable" "the harness did not answer"
-		for p in 1 2; do
-			expect "$t: event PORT_ACTIVE on port $p" kv_wait_log 30 "$mark2" \
-				"ibstack_kverbs: event $dev port $p PORT_ACTIVE\$"
-		done
-	else
-		fail "$t: pull the cable" "the harness did not answer"
-	fi
+	expect "$t: pull the cable" cable 1 off
+	for p in 1 2; do
+		expect "$t: event PORT_ERR on port $p" kv_wait_log 15 "$mark2" \
+			"ibstack_kverbs: event $dev port $p PORT_ERR\$"
+	done
+	mark2=$(kv_mark)
+	expect "$t: replug the cable" cable 1 on
+	for p in 1 2; do
+		expect "$t: event PORT_ACTIVE on port $p" kv_wait_log 30 "$mark2" \
+			"ibstack_kverbs: event $dev port $p PORT_ACTIVE\$"
+	done
 fi
 mark2=$(kv_mark)
 expect "$t: unload" rmmod ibstack_kverbs

@@ -6,66 +6,28 @@
 # the other node's over the management network ($PEER), connects, and both
 # run the peer test at once; its PASS/FAIL lines are reported here.
 # The two ports need distinct LIDs (an SM, or auto-lid options that differ
-# per node).
+# per node).  The nodes swap their lines and meet with peer_xchg
+# (tests/testbed/guest/lib.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=kverbs-lib.sh
 . "$here/kverbs-lib.sh"
-t=kverbs-2node
+t=${TESTNAME:-kverbs-2node}
 dev=mlx4_0
 port=${KVERBS_PORT:-1}
 d=/sys/kernel/debug/ibstack_kverbs/$dev
 : "${NODE:?}" "${PEER:?}"
-
-# xchg TAG LINE: send LINE to the other node and print its line (node 1
-# listens, node 2 connects; both bounded to 90 s)
-xchg() {
-	/usr/bin/python3 - "$NODE" "$PEER" "$1" "$2" <<'PY'
-import socket
-import sys
-import time
-
-node, peer, tag, line = sys.argv[1:5]
-port = 18600 + sum(map(ord, tag)) % 300
-end = time.time() + 90
-if node == "1":
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("0.0.0.0", port))
-    srv.listen(1)
-    srv.settimeout(90)
-    conn, _ = srv.accept()
-else:
-    while True:
-        try:
-            conn = socket.create_connection((peer, port), timeout=5)
-            break
-        except OSError:
-            if time.time() > end:
-                raise
-            time.sleep(0.5)
-conn.settimeout(90)
-conn.sendall((line + "\n").encode())
-got = b""
-while not got.endswith(b"\n"):
-    chunk = conn.recv(4096)
-    if not chunk:
-        break
-    got += chunk
-conn.close()
-print(got.decode().strip())
-PY
-}
-
-finish() { rmmod ibstack_kverbs 2>/dev/null; exit 0; }
+# the client added, the port ACTIVE, the endpoint line, the connection,
+# the peer test's done line, the unload and its remove line
+plan 7
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mark=$(kv_mark)
 if ! kv_load selftest=0; then
 	fail "$t: load ibstack_kverbs" "insmod failed or no module for $KVER"
 	# let the other node give up without waiting for its timeouts
-	xchg endpoint abort >/dev/null 2>&1
-	xchg ready 0 >/dev/null 2>&1
+	peer_xchg kverbs-endpoint abort >/dev/null 2>&1
+	peer_xchg kverbs-ready 0 >/dev/null 2>&1
 	exit 0
 fi
 expect "$t: client added to $dev" kv_wait_log 10 "$mark" "ibstack_kverbs: add $dev\$"
@@ -76,7 +38,7 @@ ok=1
 echo "$port" >"$d/port" 2>/dev/null
 mine=$(cat "$d/endpoint" 2>/dev/null) || { mine=abort; ok=0; }
 expect "$t: endpoint line" [ "$ok" = 1 ]
-theirs=$(xchg endpoint "$mine") || theirs=abort
+theirs=$(peer_xchg kverbs-endpoint "$mine") || theirs=abort
 echo "node $NODE: mine: $mine"
 echo "node $NODE: peer: $theirs"
 if [ "$ok" = 1 ] && [ "$theirs" != abort ]; then
@@ -94,20 +56,27 @@ else
 	ok=0
 fi
 # both connected (or both giving up) before either sends
-[ "$(xchg ready "$ok")" = 1 ] || ok=0
+[ "$(peer_xchg kverbs-ready "$ok")" = 1 ] || ok=0
 if [ "$ok" != 1 ]; then
 	fail "$t: peer test" "not run (setup failed on one node)"
-	finish
+else
+	mark=$(kv_mark)
+	echo 1 >"$d/run"
+	done_re="ibstack_kverbs: peer test done: "
+	kv_wait_log 10 "$mark" "$done_re"
+	kv_results "$mark" "$t"
+	counts=$(kv_count "$mark" "$done_re")
+	lines=$(kv_results "$mark" "$t")
+	np=${counts% *} nf=${counts#* }
+	got_p=$(grep -c '^PASS' <<<"$lines")
+	got_f=$(grep -c '^FAIL' <<<"$lines")
+	# shellcheck disable=SC2317 # called through expect
+	counted() { [ -n "$1" ] && [ "$1" -gt 0 ] && [ "$1" = "$3" ] && [ "$2" = "$4" ]; }
+	expect "$t: peer test done: ${np:-?} passed, ${nf:-?} failed, as its lines say" \
+		counted "$np" "$nf" "$got_p" "$got_f"
 fi
-mark=$(kv_mark)
-echo 1 >"$d/run"
-done_re="ibstack_kverbs: peer test done: "
-if ! kv_wait_log 10 "$mark" "$done_re"; then
-	fail "$t: peer test finished" "no summary line"
-fi
-kv_results "$mark" "$t"
 # neither node tears down while the other may still use its memory
-xchg ran "done" >/dev/null
+peer_xchg kverbs-ran "done" >/dev/null
 mark=$(kv_mark)
 expect "$t: unload" rmmod ibstack_kverbs
 expect "$t: client removed from $dev" kv_wait_log 10 "$mark" \

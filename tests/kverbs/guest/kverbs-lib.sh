@@ -61,17 +61,6 @@ kv_count() {
 		sed -n -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p'
 }
 
-# kv_catas [SYNDROME]: have the harness raise an internal error on the card
-kv_catas() {
-	rm -f /vmout/catas-done
-	echo "${1:-1}" >/vmout/catas.tmp && mv /vmout/catas.tmp /vmout/catas
-	for _ in $(seq 150); do
-		[ -e /vmout/catas-done ] && { rm -f /vmout/catas-done; return 0; }
-		sleep 0.2
-	done
-	return 1
-}
-
 # kv_line MARK REGEX: the kernel log line number (a mark) of the first line
 # after MARK that matches
 kv_line() {

@@ -9,9 +9,13 @@ set -u
 . "$(dirname "$0")/lib.sh"
 t=${TESTNAME:-kverbs}
 bound=${SELFTEST_BOUND:-180}
+# the load, the done line and its count, the unload and its remove line
+# (the module's own PASS/FAIL lines are checked by the done line's count)
+plan 5
 
-if lsmod | grep -q '^ibstack_kverbs '; then
-	rmmod ibstack_kverbs || fail "$t: unload the test module first" "rmmod failed"
+if [ -d /sys/module/ibstack_kverbs ]; then
+	plan_more 1
+	expect "$t: unload the test module first" rmmod ibstack_kverbs
 fi
 k=$(klog_mark)
 s0=$SECONDS
@@ -29,6 +33,7 @@ line=$(grep -E "$done_re" <<<"$log" | tail -n 1)
 if [ -z "$line" ]; then
 	fail "$t: self-test finished within ${bound}s" "no done line; the module said:"
 	grep '^ibstack_kverbs' <<<"$log" | tail -n 20 | sed 's/^/    /'
+	fail "$t: the done line counts every case reported" "no done line"
 else
 	np=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\1/' <<<"$line")
 	nf=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed$/\2/' <<<"$line")

@@ -218,3 +218,76 @@ sm_port1_back() {
 	g=$(port_guid 1 2>/dev/null) || return 1
 	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ]
 }
+
+# --- checks that cannot pass on a failed query, and bounded waits ------------
+
+# same A B: A and B are equal and not empty (a query that failed gives an
+# empty value: two of them must not compare equal)
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+
+# is_num VALUE: VALUE is a decimal number (a counter, a LID read back)
+is_num() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+# grown BEFORE AFTER MIN: both are numbers and AFTER is at least BEFORE + MIN
+grown() { is_num "$1" && is_num "$2" && [ "$2" -ge $(($1 + $3)) ]; }
+
+# lines_at_least FILE N: FILE has at least N lines (a sampler has samples)
+lines_at_least() { [ "$(grep -c '' "$1" 2>/dev/null)" -ge "$2" ]; }
+
+# sm_up [PORT]: an opensm of this node runs (the one bound to PORT's GUID,
+# if given)
+sm_up() { [ -n "$(sm_pids "${1:-}")" ]; }
+
+# umad_ready PORT: mlx4_0's PORT has its umad device (what opensm binds to)
+umad_ready() {
+	local d dev port
+	for d in /sys/class/infiniband_mad/umad*; do
+		{ read -r dev <"$d/ibdev" && read -r port <"$d/port"; } 2>/dev/null || continue
+		[ "$dev" = mlx4_0 ] && [ "$port" = "$1" ] && [ -e "/dev/infiniband/${d##*/}" ] &&
+			return 0
+	done
+	return 1
+}
+
+# sm_port_back PORT: PORT of the (new) mlx4_0 has its GUID and umad device
+sm_port_back() {
+	local g
+	g=$(port_guid "$1" 2>/dev/null) || return 1
+	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ] && umad_ready "$1"
+}
+
+# sm_back_on PORT...: sm_back for the ports whose opensm ran before mlx4_0
+# went away: stop this node's opensm, wait (bounded) until each port is
+# back, start opensm on it and wait until that opensm runs
+sm_back_on() {
+	local p
+	sm_stop || return 1
+	for p in "$@"; do
+		wait_for 60 sm_port_back "$p" && sm_start_up "$p" || return 1
+	done
+}
+
+# both_active: ports 1 and 2 of mlx4_0 are ACTIVE
+both_active() { port_is 1 ACTIVE && port_is 2 ACTIVE; }
+
+# mod_refs MOD: "REFCNT HOLDER..." of a loaded module (its reference count,
+# then the modules that hold it); mod_no_leak MOD: every reference to MOD
+# is a holder's (a module using its symbols): none beyond them
+mod_refs() {
+	local n f h=()
+	read -r n <"/sys/module/$1/refcnt" 2>/dev/null || return 1
+	for f in "/sys/module/$1/holders/"*; do
+		[ -e "$f" ] && h+=("${f##*/}")
+	done
+	echo "$n ${h[*]}"
+}
+mod_no_leak() {
+	local r n h
+	r=$(mod_refs "$1") || return 1
+	read -r n r <<<"$r"
+	read -ra h <<<"$r"
+	[ "$n" = "${#h[@]}" ]
+}
+
+# sm_start_up PORT: sm_start, then wait (bounded) until that opensm runs
+sm_start_up() { sm_start "$1" && wait_for 20 sm_up "$1"; }

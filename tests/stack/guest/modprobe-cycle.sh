@@ -13,10 +13,16 @@
 #
 # Run it without an SM: an opensm would hold ib_umad open.  Without one the
 # cabled ports come up to INIT (link up, no LID) after each load.
+#
+# It must be the last item of its boot: it leaves the stack unloaded (the
+# host reads the model's accounting of that unload).
 set -u
 . "$(dirname "$0")/lib.sh"
 cycles=${CYCLES:-50}
 t=${TESTNAME:-modprobe-cycle}
+# the module set, the cycles, all loaded, INIT, the final unload (5); with
+# ours one per module it must include (below); one more where a cycle fails
+plan 5
 
 if [ -n "${MODULES:-}" ]; then
 	read -ra set <<<"$MODULES"
@@ -30,10 +36,13 @@ elif [ "${STACK:-inbox}" = ours ]; then
 else
 	set=(mlx4_core mlx4_ib ib_umad ib_uverbs ib_ipoib ib_cm ib_core)
 fi
-[ ${#set[@]} -gt 0 ] || set=(ib_core mlx4_core mlx4_ib)
-expect "$t: modules of the $STACK stack: ${set[*]}" [ ${#set[@]} -gt 0 ]
+found=${#set[@]}
+expect "$t: modules of the ${STACK:-inbox} stack: ${set[*]:-none found}" [ "$found" -gt 0 ]
+[ "$found" -gt 0 ] || set=(ib_core mlx4_core mlx4_ib)
 if [ "${STACK:-inbox}" = ours ] && [ -z "${MODULES:-}" ]; then
-	for m in ${NEED_MODULES-ib_mad ib_umad ib_sa}; do
+	read -ra need <<<"${NEED_MODULES-ib_mad ib_umad ib_sa}"
+	plan_more ${#need[@]}
+	for m in "${need[@]}"; do
 		if [[ " ${set[*]} " == *" $m "* ]]; then
 			pass "$t: $m is built by ours, unloaded and reloaded in every cycle"
 		else
@@ -71,14 +80,17 @@ unload_all() {
 ok=0
 for i in $(seq "$cycles"); do
 	if ! unload_all || loaded; then
+		plan_more 1
 		fail "$t: unload $i" "modprobe -r failed; still loaded: $(lsmod | grep -E "^($(IFS='|'; echo "${set[*]}")) " | tr '\n' ';')"
 		break
 	fi
 	if ! modprobe -a "${set[@]}"; then
+		plan_more 1
 		fail "$t: load $i" "modprobe -a ${set[*]} failed"
 		break
 	fi
 	if ! wait_for 30 [ -e "$ibdev/ports/2/state" ]; then
+		plan_more 1
 		fail "$t: load $i" "mlx4_0 did not come back"
 		break
 	fi

@@ -10,7 +10,12 @@
 #   SM_STOP   1: first stop the subnet manager tests/vm/run --sm started
 #             (the ports it brought up stay ACTIVE with their LIDs), so the
 #             tests own issm on both ports and the SMI methods
-# Prints PASS/FAIL lines.
+# Prints PASS/FAIL lines; the tool's own are its (the script checks that
+# it ran to its end and reported something).
+#
+# With SM_STOP, CATAS or UNLOAD it must be the last item of its boot: it
+# leaves opensm stopped (the removal brings an SM back only for the ports
+# to come up again).
 set -u
 # shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$(dirname "$0")/../../stack/guest/lib.sh"
@@ -21,6 +26,12 @@ tool=${UMADTEST:?UMADTEST: the umadtest binary}
 default="sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm"
 [ "$stack" = ours ] && default="$default bound"
 tests=${TESTS:-$default}
+# the class layout (1), per umad/issm device its entries and its parent
+# (8), the modes (1), the tool's run (1); SM_STOP 4, CATAS 1, UNLOAD 5
+plan 11
+[ "${SM_STOP:-0}" = 1 ] && plan_more 4
+[ "${CATAS:-0}" = 1 ] && plan_more 1
+[ "${UNLOAD:-0}" = 1 ] && plan_more 5
 
 if [ "${SM_STOP:-0}" = 1 ]; then
 	expect "$t: opensm stopped (ports stay ACTIVE)" sm_stop
@@ -38,26 +49,30 @@ for d in umad0 umad1 issm0 issm1; do
 	entries=$(cd "/sys/class/infiniband_mad/$d/" 2>/dev/null && printf '%s ' *)
 	expect "$t: $d holds dev device ibdev port power subsystem uevent ($entries)" \
 		[ "$entries" = "dev device ibdev port power subsystem uevent " ]
-	parent=$(readlink -f "/sys/class/infiniband_mad/$d/device")
-	expect "$t: $d's device is mlx4_0's PCI function" \
-		[ "$parent" = "$(readlink -f "$ibdev/device")" ]
+	parent=$(readlink -e "/sys/class/infiniband_mad/$d/device")
+	expect "$t: $d's device is mlx4_0's PCI function ($parent)" \
+		same "$parent" "$(readlink -e "$ibdev/device")"
 done
 modes=$(stat -c '%a' /sys/class/infiniband_mad/abi_version \
 	/sys/class/infiniband_mad/umad0/ibdev /sys/class/infiniband_mad/umad0/port | tr '\n' ' ')
 expect "$t: abi_version, ibdev and port are 444 ($modes)" [ "$modes" = "444 444 444 " ]
 
-# runtool NAME TEST...: the tool; a FAIL line if it is missing or dies
+# runtool NAME TEST...: the tool, and one check: it ran to its end (its
+# status 0: all passed, 1: some failed, their FAIL lines are out) and
+# reported results
 runtool() {
-	local n=$1 rc
+	local n=$1 rc res
 	shift
 	if [ ! -x "$tool" ]; then
-		fail "$n: the test tool" "$tool is missing (the guest sees only the host's root)"
+		fail "$n: the test tool ($*)" "$tool is missing (the guest sees only the host's root)"
 		return
 	fi
-	"$tool" -s "$stack" -n "$n" "$@"
-	rc=$?
-	# 0: all passed, 1: some failed (their FAIL lines are out)
-	[ "$rc" -le 1 ] || fail "$n: the test tool ($*)" "exited $rc"
+	res=$(mktemp)
+	"$tool" -s "$stack" -n "$n" "$@" | tee "$res"
+	rc=${PIPESTATUS[0]}
+	expect "$n: the test tool ran $* to its end (status $rc, $(grep -cE '^(PASS|FAIL) ' "$res") results)" \
+		[ "$rc" -le 1 -a "$(grep -cE '^(PASS|FAIL) ' "$res")" -gt 0 ]
+	rm -f "$res"
 }
 
 # With SM_STOP the ports came up under an SM that is gone: after the
