@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -703,19 +704,48 @@ static void t_flood(int total)
  */
 struct bound_reader {
 	int fd;
-	struct timespec at;
+	pid_t writer;		/* the thread in the blocking write */
+	struct timespec at;	/* when read() was called */
 	int r;
 };
 
+/* The state letter of thread TID of this process ('S': sleeping), or 0. */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Reads one message once the writer sleeps (in its blocking write, or
+ * already past it if the bound did not hold: then the write's end comes
+ * before this read, which the caller sees).  Bounded: 10 s.
+ */
 static void *bound_read(void *arg)
 {
 	struct bound_reader *b = arg;
 	struct umad u;
+	int i;
 
+	for (i = 0; i < 1000 && thread_state(b->writer) != 'S'; i++)
+		usleep(10000);
+	clock_gettime(CLOCK_MONOTONIC, &b->at);
 	b->r = read(b->fd, &u, sizeof(u));
 	if (b->r > 0 && u.hdr.status != ETIMEDOUT)
 		b->r = -1;
-	clock_gettime(CLOCK_MONOTONIC, &b->at);
 	return NULL;
 }
 
@@ -746,6 +776,7 @@ static void t_bound(void)
 
 	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) & ~O_NONBLOCK);
 	b.fd = g.fd;
+	b.writer = (pid_t)syscall(SYS_gettid);
 	pthread_create(&th, NULL, bound_read, &b);
 	r = send_mad(g.fd, &u, HDR + MAD_SIZE);	/* blocks until b reads */
 	clock_gettime(CLOCK_MONOTONIC, &done);
@@ -753,7 +784,7 @@ static void t_bound(void)
 	result(!r && b.r == HDR + 24 &&
 	       (done.tv_sec > b.at.tv_sec ||
 		(done.tv_sec == b.at.tv_sec && done.tv_nsec >= b.at.tv_nsec)),
-	       "a blocking write waits for a slot, read() frees one",
+	       "a blocking write waits for a slot, read() frees one (the write ends after the read began)",
 	       "write %d, read %d", r, b.r);
 	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) | O_NONBLOCK);
 	for (back = 1; back < MAX + 1; back++) {

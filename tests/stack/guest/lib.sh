@@ -291,3 +291,29 @@ mod_no_leak() {
 
 # sm_start_up PORT: sm_start, then wait (bounded) until that opensm runs
 sm_start_up() { sm_start "$1" && wait_for 20 sm_up "$1"; }
+
+# mods_loaded MODULE...: one of the modules is loaded
+mods_loaded() {
+	local m
+	for m in "$@"; do
+		[ -e "/sys/module/$m/refcnt" ] && return 0
+	done
+	return 1
+}
+# mods_unload MODULE...: modprobe -r each loaded one, users first: in
+# rounds, each module no other module holds (bash globs, no exec: execs
+# are slow under TCG); false if a round makes no progress
+mods_unload() {
+	local m h progress
+	while mods_loaded "$@"; do
+		progress=0
+		for m in "$@"; do
+			[ -e "/sys/module/$m/refcnt" ] || continue
+			h=("/sys/module/$m/holders/"*)
+			[ -e "${h[0]}" ] && continue
+			modprobe -r "$m" || return 1
+			progress=1
+		done
+		[ "$progress" = 1 ] || return 1
+	done
+}

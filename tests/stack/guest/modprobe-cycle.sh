@@ -52,30 +52,8 @@ if [ "${STACK:-inbox}" = ours ] && [ -z "${MODULES:-}" ]; then
 	done
 fi
 
-loaded() { # any module of the stack still loaded
-	local m
-	for m in "${set[@]}"; do
-		[ -e "/sys/module/$m/refcnt" ] && return 0
-	done
-	return 1
-}
-
-# modprobe -r every module of the set, users first: in rounds, each module
-# no other module holds (bash globs, no exec: execs are slow under TCG)
-unload_all() {
-	local m h progress
-	while loaded; do
-		progress=0
-		for m in "${set[@]}"; do
-			[ -e "/sys/module/$m/refcnt" ] || continue
-			h=("/sys/module/$m/holders/"*)
-			[ -e "${h[0]}" ] && continue
-			modprobe -r "$m" || return 1
-			progress=1
-		done
-		[ "$progress" = 1 ] || return 1
-	done
-}
+loaded() { mods_loaded "${set[@]}"; }
+unload_all() { mods_unload "${set[@]}"; }
 
 ok=0
 for i in $(seq "$cycles"); do

@@ -16,28 +16,7 @@ mods=(ibstack_kverbs ibstack_ksa ibstack_kmad ib_ipoib rdma_ucm rdma_cm iw_cm
 pkill -x ibv_asyncwatch 2>/dev/null
 expect "$t: no opensm left running" sm_stop
 
-loaded() {
-	local m
-	for m in "${mods[@]}"; do
-		[ -e "/sys/module/$m/refcnt" ] && return 0
-	done
-	return 1
-}
-# rounds: each module that no other module holds
-unload_all() {
-	local m h progress
-	while loaded; do
-		progress=0
-		for m in "${mods[@]}"; do
-			[ -e "/sys/module/$m/refcnt" ] || continue
-			h=("/sys/module/$m/holders/"*)
-			[ -e "${h[0]}" ] && continue
-			modprobe -r "$m" || return 1
-			progress=1
-		done
-		[ "$progress" = 1 ] || return 1
-	done
-}
+unload_all() { mods_unload "${mods[@]}"; }
 before=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
 expect "$t: modprobe -r of the stack (${before:-nothing loaded})" unload_all
 left=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
