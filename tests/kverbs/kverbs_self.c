@@ -29,7 +29,7 @@ static int kv_query_port(struct kv_run *r, u32 port)
 	u32 fport;
 	u64 prefix;
 	u8 lmc;
-	int err;
+	int err, i;
 
 	memset(&pa, 0, sizeof(pa));
 	err = ib_query_port(dev, port, &pa);
@@ -44,6 +44,17 @@ static int kv_query_port(struct kv_run *r, u32 port)
 			       pa.max_mtu);
 	if (rdma_port_get_link_layer(dev, port) != IB_LINK_LAYER_INFINIBAND)
 		return kv_fail(r, "port %u: link layer is not InfiniBand", port);
+	/*
+	 * The cache follows a port change through the event's work, a little
+	 * after the port itself (the port may have just come up, e.g. after a
+	 * reset): it must catch up, within 5 s.
+	 */
+	for (i = 0; i < 100; i++) {
+		if (!ib_get_cached_port_state(dev, port, &cst) && cst == pa.state &&
+		    !ib_get_cached_lid(dev, port, &lid) && lid == pa.lid)
+			break;
+		msleep(50);
+	}
 	err = ib_get_cached_lid(dev, port, &lid);
 	if (err || lid != pa.lid)
 		return kv_fail(r, "port %u: cached LID %u (%d), query says %u", port,
