@@ -79,6 +79,7 @@ class Item:
     tier: str = "both"
     timeout: int = 600
     last: bool = False              # leaves the boot unfit for more items
+    first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
     needs: tuple = ()               # "kverbs", "ksa", "umadtest": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
@@ -474,7 +475,8 @@ class Suite:
             by.setdefault(it.boot, []).append(it)
         runs = []
         for boot, its in by.items():
-            normal = [i for i in its if not i.last]
+            normal = [i for i in its if not i.last and i.first] + \
+                [i for i in its if not i.last and not i.first]
             lasts = [i for i in its if i.last]
             lists = [normal + lasts[:1]] + [[x] for x in lasts[1:]]
             for k, lst in enumerate(lists):
