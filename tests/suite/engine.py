@@ -265,6 +265,11 @@ class BootRun:
     def timeout(self):
         return 420 + sum(it.timeout + 30 for it in self.items)
 
+    def key(self):
+        """the boot and what it runs (a run of some groups only times
+        another list of items)"""
+        return self.name + ":" + ",".join(it.name for it in self.items)
+
     def env_for(self, it):
         env = {}
         rel = release(self.boot.kernel)
@@ -529,7 +534,7 @@ class Suite:
         # longest first (as long as the last run found them; else by the
         # items' time limits)
         est = self.estimates()
-        order = sorted(self.boots, key=lambda b: -est.get(b.name, b.timeout() / 4))
+        order = sorted(self.boots, key=lambda b: -est.get(b.key(), b.timeout() / 4))
         self.schedule(order, jobs)
         for s in steps:
             if s.when == "after":
@@ -666,7 +671,7 @@ class Suite:
 
     def save_estimates(self):
         est = self.estimates()
-        est.update({b.name: b.wall for b in self.boots if b.wall})
+        est.update({b.key(): b.wall for b in self.boots if b.wall})
         os.makedirs(os.path.dirname(self.EST), exist_ok=True)
         with open(self.EST, "w") as f:
             json.dump(est, f, indent=1)
