@@ -156,6 +156,7 @@ g.item("uncabled-6.1", inbox(sm=False, cable=False), TB + "/devinfo.sh",
 
 g = group("intx", "the INTx fallback (mlx4_core msi_x=0)")
 g.item("intx-6.1", inbox(sm=False), TB + "/intx.sh", unloads=2)
+g.item("intx-6.12", inbox("6.12", sm=False), TB + "/intx.sh", unloads=2, tier="full")
 
 g = group("autoactive", "the model's auto-lid shortcut, no SM, with a pingpong")
 g.item("autoactive-6.1", inbox(sm=False, cx3_opts="auto-lid1=1,auto-lid2=2"),
@@ -169,8 +170,10 @@ g.item("6.12-subnet", inbox("6.12"), TB + "/subnet.sh", tier="full")
 g.item("6.12-pingpong", inbox("6.12"), TB + "/pingpong.sh", tier="full", timeout=900)
 
 g = group("twonode", "two VMs: subnet, pingpongs, perftest, IPoIB TCP, a cable pull (in-tree stack)")
-for s, t in (("subnet", 300), ("pingpong", 900), ("perftest", 900), ("ipoib", 600), ("cable", 400)):
-    g.item("2node-" + s, inbox(nodes=2), "%s/%s.sh" % (TB, s), timeout=t)
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    for s, t in (("subnet", 300), ("pingpong", 900), ("perftest", 900), ("ipoib", 600), ("cable", 400)):
+        g.item(("2node-" if k == "6.1" else "2node-6.12-") + s, inbox(k, nodes=2),
+               "%s/%s.sh" % (TB, s), timeout=t, tier=tier)
 
 # --- our stack, compared with the in-tree one -----------------------------------------
 g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
@@ -229,6 +232,8 @@ g.item("catas-inbox-6.1", inbox(), ST + "/catas.sh", env={"EVENTS": "asyncwatch"
        after=catas_reset, tier="full", timeout=900)
 g.item("catas-ours-6.12", ours("6.12"), ST + "/catas.sh", needs=("kverbs",), after=catas_reset,
        tier="full", timeout=900)
+g.item("kverbs-catas-6.12", ours("6.12"), "tests/kverbs/guest/kverbs-catas.sh", needs=("kverbs",),
+       after=catas_reset, tier="full", timeout=900)
 
 g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
 g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
