@@ -14,6 +14,7 @@ import glob
 import os
 import re
 
+import selftest
 from compare import compare_diags, compare_trees
 from engine import TOP, Boot, Group, release, sh
 
@@ -141,8 +142,9 @@ def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
 
 
 # === the groups ===================================================================
-g = group("unit", "the card model's hardware logic, without a VM (tests/cx3/unit)")
+g = group("unit", "the card model's hardware logic, and the runner's own verdicts, without a VM")
 g.step("unit", unit_tests)
+g.step("suite", selftest.run)
 
 g = group("build", "W=1, sparse, checkpatch, the shadow guard, on 6.1 and 6.12 (tests/build/check.sh)")
 g.step("build", build_checks, expect=build_expect())

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The runner's own checks, without a VM (the suite group's host step):
+every way a real failure used to pass must give a FAIL line here.  Each
+case builds what a broken run leaves behind (a boot's logs, a step's
+output, two comparison directories, a guest script) and checks the
+verdict the runner or the guest library gives on it."""
+import os
+import subprocess
+import tempfile
+
+import compare
+import engine
+
+
+def _lines_of_boot(items_log, qemu_log, rc=0, items=("a",), unloads=0):
+    """the verdict lines of a one-node boot whose node wrote ITEMS_LOG
+    (out.log) and whose model wrote QEMU_LOG"""
+    d = tempfile.mkdtemp(prefix="suite-selftest.")
+    log = open(os.path.join(d, "results.log"), "w")
+    s = engine.Suite([], "check", set(), d, log)
+    boot = engine.Boot(stacks=("ours",))
+    its = [engine.Item("g", n, boot, "x.sh", unloads=unloads) for n in items]
+    b = engine.BootRun(s, boot, its, 0)
+    os.makedirs(os.path.join(b.dir, "node1"))
+    with open(os.path.join(b.dir, "node1", "out.log"), "w") as f:
+        f.write(items_log)
+    with open(os.path.join(b.dir, "node1", "qemu.log"), "w") as f:
+        f.write(qemu_log)
+    open(os.path.join(b.dir, "node1", "console.log"), "w").close()
+    open(b.dir + ".out", "w").close()
+    b.rc = rc
+    b.evaluate()
+    return b.lines
+
+
+ZERO = ("eq=0 cq=0 qp=0 srq=0 mpt=0 mcg=0 icm_pages=0 aux_pages=0 fa_pages=0 "
+        "msix_vectors=0")
+CLEAN_QEMU = ("cx3: live objects at CLOSE_HCA: " + ZERO.replace("icm_pages=0", "icm_pages=9") +
+              "\ncx3: live objects at ownership release: " + ZERO + "\n")
+GOOD_ITEM = ("ITEM-BEGIN a\nPASS a: x\nPASS a: all 1 planned checks reported\n"
+             "ITEM-END a rc=0 secs=1\n")
+
+
+def run(ctx):
+    def case(what, lines, want_fail):
+        """WANT_FAIL: a regex a FAIL line must match (None: no FAIL)"""
+        import re
+        fails = [x for x in lines if x.startswith("FAIL ")]
+        if want_fail is None:
+            ok = not fails
+        else:
+            ok = any(re.search(want_fail, x) for x in fails)
+        if ok:
+            yield "PASS suite: %s" % what
+        else:
+            yield "FAIL suite: %s: got %s" % (what, " | ".join(fails) or "no FAIL line")
+
+    # a clean boot passes: the checks below fail for their own reason
+    yield from case("a clean boot gives no FAIL", _lines_of_boot(GOOD_ITEM, CLEAN_QEMU), None)
+    yield from case("an item that stops half-way fails",
+                    _lines_of_boot("ITEM-BEGIN a\nPASS a: x\n", CLEAN_QEMU), r"a: ran: no end line")
+    yield from case("an item that exits non-zero fails",
+                    _lines_of_boot(GOOD_ITEM.replace("rc=0", "rc=3"), CLEAN_QEMU), r"a: ran: status 3")
+    yield from case("an item that never started fails",
+                    _lines_of_boot("", CLEAN_QEMU), r"a: ran: it never started")
+    yield from case("an item without a plan fails",
+                    _lines_of_boot("ITEM-BEGIN a\nPASS a: x\nITEM-END a rc=0 secs=1\n", CLEAN_QEMU),
+                    r"a: plan: the script declared no plan")
+    yield from case("a splat or a failed VM run fails",
+                    _lines_of_boot(GOOD_ITEM, CLEAN_QEMU, rc=1), r"VM run: tests/vm/run exited 1")
+    yield from case("a command unknown to the model fails",
+                    _lines_of_boot(GOOD_ITEM, CLEAN_QEMU + "cx3: unknown command 0x999\n"),
+                    r"commands unknown to the model")
+    leak = CLEAN_QEMU.replace("CLOSE_HCA: eq=0", "CLOSE_HCA: eq=0", 1).replace(
+        "mcg=0 icm_pages=9", "mcg=1 icm_pages=9")
+    yield from case("a multicast group live at CLOSE_HCA fails",
+                    _lines_of_boot(GOOD_ITEM, leak), r"objects at CLOSE_HCA.*mcg=1")
+    yield from case("a vector left at the ownership release fails",
+                    _lines_of_boot(GOOD_ITEM, CLEAN_QEMU.replace("msix_vectors=0\n", "msix_vectors=2\n")),
+                    r"accounting at ownership release.*msix_vectors=2")
+    yield from case("fewer unloads than the items declared fails",
+                    _lines_of_boot(GOOD_ITEM, CLEAN_QEMU, unloads=3), r"1 CLOSE_HCA lines \(want >= 4\)")
+    yield from case("no accounting line at all fails",
+                    _lines_of_boot(GOOD_ITEM, ""), r"0 CLOSE_HCA lines")
+
+    # host steps: one that dies after a PASS, one that misses a result
+    d = tempfile.mkdtemp(prefix="suite-selftest.")
+    s = engine.Suite([], "check", set(), d, open(os.path.join(d, "results.log"), "w"))
+    got = []
+    s.out.block = got.extend
+
+    def dies(ctx):
+        yield "PASS x: one check"
+        raise RuntimeError("killed")
+    s.run_step(engine.Step("g", "dies", dies))
+    yield from case("a step that dies after a PASS fails", got, r"dies: the step died")
+    got.clear()
+    s.run_step(engine.Step("g", "short", lambda ctx: iter(["PASS build r: built"]),
+                           expect=(r"^(PASS|FAIL) sparse ",)))
+    yield from case("a step that misses a declared result fails", got, r"short: no result line")
+
+    # comparisons: a file or an entry on the tested side only, an empty dump
+    a, b = tempfile.mkdtemp(), tempfile.mkdtemp()
+    for x in (a, b):
+        with open(os.path.join(x, "ibstat.txt"), "w") as f:
+            f.write("CA 'mlx4_0'\n\tCA type: MT4099\n")
+    with open(os.path.join(b, "p1-extra.txt"), "w") as f:
+        f.write("x\n")
+    yield from case("a diags file under the tested stack only fails",
+                    compare.compare_diags("cmp", a, b), r"output under ours only: p1-extra.txt")
+    yield from case("a missing sysfs dump fails",
+                    compare.compare_trees("cmp", os.path.join(a, "none"), os.path.join(b, "none")),
+                    r"no dump from inbox and ours")
+
+    # the guest library's plans
+    lib = os.path.join(engine.TOP, "tests/testbed/guest/lib.sh")
+
+    def script(body):
+        r = subprocess.run(["bash", "-c", ". %s; %s" % (lib, body)], text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           env=dict(os.environ, TESTNAME="s"))
+        return r.stdout.splitlines()
+    yield from case("a script reporting fewer checks than planned fails",
+                    script("plan 2; pass one; exit 0"), r"s: the script reported 1 checks, it plans 2")
+    yield from case("a script exiting non-zero fails", script("plan 1; pass one; exit 4"),
+                    r"s: the script exited with status 4")
+    yield from case("checks made in a subshell count",
+                    script("plan 2; pass one; (pass two); exit 0"), None)
