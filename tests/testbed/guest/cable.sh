@@ -19,12 +19,8 @@ if [ "${NODES:-1}" != 2 ]; then
 fi
 # node 1 pulls and replugs (two more checks)
 if [ "$NODE" = 1 ]; then plan 10; else plan 8; fi
-me=169.254.90.$NODE
-peer=169.254.90.$((3 - NODE))
-carrier() { [ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = "$1" ]; }
+peer=$ib0_peer
 port1() { ibstat mlx4_0 1 2>/dev/null | grep -q "^[[:space:]]*State: $1$"; }
-has_addr() { ip -4 -o addr show dev ib0 2>/dev/null | grep -q " $me/"; }
-is_up() { ip -o link show dev ib0 2>/dev/null | grep -q '<[^>]*[<,]UP[,>]'; }
 
 # both_ok BOUND TAG NAME CMD...: CMD succeeds here, and (the barrier) on
 # the other node, which runs the same at the same TAG; BOUND (seconds) must
@@ -42,17 +38,11 @@ both_ok() {
 }
 
 # ib0 up with its address (as found, to be restored at the end)
-up0=0
-is_up && up0=1
-added=0
-ip link set ib0 up
-if ! has_addr; then
-	ip addr add "$me/24" dev ib0 && added=1
-fi
+ib0_take
 # the link was up before the pull (else going down proves nothing)
 up_before=0
 ready() {
-	wait_for 90 port1 Active && wait_for 60 carrier 1 &&
+	wait_for 90 port1 Active && wait_for 60 ib0_carrier 1 &&
 		wait_for 30 ping -c 1 -W 2 "$peer" && up_before=1
 }
 # after CMD...: the link was up before the pull, and CMD succeeds
@@ -63,23 +53,23 @@ if [ "$NODE" = 1 ]; then
 	expect "$t: pull the cable of port 1" cable 1 off
 fi
 expect "$t: port 1 goes Down" after wait_for 30 port1 Down
-expect "$t: ib0 loses its carrier" after wait_for 30 carrier 0
-down() { after port1 Down && carrier 0; }
+expect "$t: ib0 loses its carrier" after wait_for 30 ib0_carrier 0
+down() { after port1 Down && ib0_carrier 0; }
 both_ok 150 "$t: down" "$t: both nodes saw the link down before the replug" down
 if [ "$NODE" = 1 ]; then
 	# whatever happened before: the cable must be back for what follows
 	expect "$t: plug the cable back in" cable 1 on
 fi
 expect "$t: port 1 ACTIVE again under opensm" wait_for 120 port1 Active
-expect "$t: ib0 has its carrier back" wait_for 60 carrier 1
+expect "$t: ib0 has its carrier back" wait_for 60 ib0_carrier 1
 expect "$t: traffic flows again (ping)" wait_for 60 ping -c 1 -W 2 "$peer"
 
 # both done before ib0 is taken back
 XCHG_BOUND=330 barrier "$t: end" || echo "note: the other node did not come to the last barrier"
-[ "$added" = 1 ] && ip addr del "$me/24" dev ib0
-[ "$up0" = 1 ] || ip link set ib0 down
-restored() {
-	{ [ "$added" = 0 ] || ! has_addr; } && { [ "$up0" = 1 ] || ! is_up; }
-}
-expect "$t: ib0 left as found" restored
+ib0_give_back
+if ib0_as_found; then
+	pass "$t: ib0 left as found"
+else
+	fail "$t: ib0 left as found" "$(ib0_state)"
+fi
 exit 0

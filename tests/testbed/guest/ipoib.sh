@@ -25,24 +25,12 @@ case $mib in
 '' | *[!0-9]* | 0) echo "MIB must be a number of at least 1, not '$mib'" >&2; exit 2 ;;
 esac
 xfer=${XFER_LIMIT:-300}	# seconds a transfer may take
-me=169.254.90.$NODE
-peer=169.254.90.$((3 - NODE))
-sysd=/sys/class/net/ib0
+peer=$ib0_peer
+sysd=$ib0_sys
 
-carrier() { [ "$(cat "$sysd/carrier" 2>/dev/null)" = "$1" ]; }
-has_addr() { ip -4 -o addr show dev ib0 2>/dev/null | grep -q " $me/"; }
-is_up() { ip -o link show dev ib0 2>/dev/null | grep -q '<[^>]*[<,]UP[,>]'; }
 # as found, to be restored at the end
-mode0=$(cat "$sysd/mode" 2>/dev/null)
-mtu0=$(cat "$sysd/mtu" 2>/dev/null)
-up0=0
-is_up && up0=1
-added=0
-ip link set ib0 up
-if ! has_addr; then
-	ip addr add "$me/24" dev ib0 && added=1
-fi
-expect "$t: ib0 has carrier" wait_for 60 carrier 1
+ib0_take
+expect "$t: ib0 has carrier" wait_for 60 ib0_carrier 1
 # both ends up before the ping
 if barrier "$t: ib0 up"; then
 	expect "$t: ping over ib0" ping -c 3 -w 30 "$peer"
@@ -135,20 +123,10 @@ rm -f "$out"
 
 # both done before ib0 is taken back
 barrier "$t: end" || echo "note: the other node did not come to the last barrier"
-[ "$added" = 1 ] && ip addr del "$me/24" dev ib0
-[ -n "$mode0" ] && [ "$(cat "$sysd/mode")" != "$mode0" ] && echo "$mode0" >"$sysd/mode"
-# the MTU asked for; in datagram mode the kernel caps it to the broadcast
-# group's (2044 here, once ib0 was up: 4092 before), so it is not compared
-[ -n "$mtu0" ] && ip link set ib0 mtu "$mtu0"
-[ "$up0" = 1 ] || ip link set ib0 down
-restored() {
-	[ -n "$mode0" ] && [ "$(cat "$sysd/mode")" = "$mode0" ] &&
-		{ [ "$added" = 0 ] || ! has_addr; } &&
-		{ [ "$up0" = 1 ] || ! is_up; }
-}
-if restored; then
+ib0_give_back
+if ib0_as_found; then
 	pass "$t: ib0 left as found"
 else
-	fail "$t: ib0 left as found" "was: $mode0, MTU $mtu0, up $up0; now: $(cat "$sysd/mode"), MTU $(cat "$sysd/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"
+	fail "$t: ib0 left as found" "$(ib0_state)"
 fi
 exit 0

@@ -178,3 +178,44 @@ barrier() {
 	[ "${NODES:-1}" = 1 ] && return 0
 	[ "$(peer_xchg "$1" "$1")" = "$1" ]
 }
+
+# IPoIB between the two nodes: ib0 carries 169.254.90.NODE/24 ($ib0_me),
+# the other node is $ib0_peer.  ib0_take brings ib0 up with that address
+# and remembers how it was found (up or down, address or not, mode, MTU);
+# ib0_give_back puts that back, and ib0_as_found says whether it holds.
+ib0_me=169.254.90.${NODE:-1}
+# shellcheck disable=SC2034 # for the scripts that source this
+ib0_peer=169.254.90.$((3 - ${NODE:-1}))
+ib0_sys=/sys/class/net/ib0
+ib0_carrier() { [ "$(cat "$ib0_sys/carrier" 2>/dev/null)" = "$1" ]; }
+ib0_has_addr() { ip -4 -o addr show dev ib0 2>/dev/null | grep -q " $ib0_me/"; }
+ib0_is_up() { ip -o link show dev ib0 2>/dev/null | grep -q '<[^>]*[<,]UP[,>]'; }
+ib0_take() {
+	ib0_mode0=$(cat "$ib0_sys/mode" 2>/dev/null)
+	ib0_mtu0=$(cat "$ib0_sys/mtu" 2>/dev/null)
+	ib0_up0=0
+	ib0_is_up && ib0_up0=1
+	ib0_added=0
+	ip link set ib0 up
+	if ! ib0_has_addr; then
+		ip addr add "$ib0_me/24" dev ib0 && ib0_added=1
+	fi
+}
+# the MTU asked for is put back but not compared: in datagram mode the
+# kernel caps it to the broadcast group's
+ib0_give_back() {
+	[ "$ib0_added" = 1 ] && ip addr del "$ib0_me/24" dev ib0
+	[ -n "$ib0_mode0" ] && [ "$(cat "$ib0_sys/mode")" != "$ib0_mode0" ] &&
+		echo "$ib0_mode0" >"$ib0_sys/mode"
+	[ -n "$ib0_mtu0" ] && ip link set ib0 mtu "$ib0_mtu0"
+	[ "$ib0_up0" = 1 ] || ip link set ib0 down
+}
+ib0_as_found() {
+	[ -n "$ib0_mode0" ] && [ "$(cat "$ib0_sys/mode")" = "$ib0_mode0" ] &&
+		{ [ "$ib0_added" = 0 ] || ! ib0_has_addr; } &&
+		{ [ "$ib0_up0" = 1 ] || ! ib0_is_up; }
+}
+# a line for a FAIL: how ib0 was found and how it is
+ib0_state() {
+	echo "was: $ib0_mode0, MTU $ib0_mtu0, up $ib0_up0; now: $(cat "$ib0_sys/mode"), MTU $(cat "$ib0_sys/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"
+}
