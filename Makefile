@@ -13,6 +13,8 @@
 #   make modules [KVER=<release>] [W=1] [C=2] [WERROR=1] [WITH_TESTS=0] [FRESH=1]
 #                      build every module directory (scripts/module-dirs.mk)
 #                      that has a Kbuild, in build/<release>/
+#                      (a release of tests/setup/envs.sh is built in its
+#                      release's root, with that release's compiler)
 #   make modules_install [KVER=...]   into /lib/modules/<release>/updates
 #   make print-builddir [KVER=...]    the build directory (with -s)
 #   make print-kverbs [KVER=...]      the test module's .ko path (with -s)
@@ -72,6 +74,21 @@ KVER := $(shell r=$$(uname -r); \
 	sed 's|^/lib/modules/||; s|/build/Makefile$$||' | sort -V | tail -n 1; fi)
 endif
 KDIR ?= /lib/modules/$(KVER)/build
+# A release whose build tree is not on this system but in one of the test
+# bed's build environments (tests/setup/envs.sh: a root per Debian release,
+# with that release's compiler) is built in that root: the targets below
+# that run kbuild are handed to make there, with the same variables.
+ENVS := $(TOP)/tests/setup/envs.sh
+ifeq ($(wildcard $(KDIR)/Makefile),)
+ifneq ($(KVER),)
+KROOT := $(if $(wildcard $(ENVS)),$(shell $(ENVS) root $(KVER) 2>/dev/null))
+endif
+endif
+IN_ENV := $(if $(filter-out /,$(KROOT)),1)
+ENV_VARS = KVER=$(KVER) W=$(W) WERROR=$(WERROR) WITH_TESTS=$(WITH_TESTS) \
+	JOBS=$(JOBS) BUILD_ROOT=$(BUILD_ROOT) $(if $(C),C=$(C)) $(if $(FRESH),FRESH=$(FRESH)) \
+	$(if $(CHECK),CHECK=$(CHECK)) \
+	$(if $(INSTALL_MOD_PATH),INSTALL_MOD_PATH=$(INSTALL_MOD_PATH))
 # BUILD_ROOT/<release>/ (default build/<release>/): a copy of the sources (scripts/sync-tree.sh) that kbuild
 # builds in place, so builds for different kernels never share an object.
 BUILD_ROOT ?= $(TOP)/build
@@ -108,6 +125,10 @@ $(PROBES_H): $(TOP)/scripts/compat-probe.sh $(wildcard $(TOP)/scripts/compat-pro
 # build/<release>/): the real work runs under a lock.  FRESH=1 first removes
 # everything built for the release but the probe results (a full rebuild,
 # e.g. to see every warning again).
+ifeq ($(IN_ENV),1)
+modules modules_install:
+	+$(ENVS) run $(KROOT) make --no-print-directory -C $(TOP) $@ $(ENV_VARS)
+else
 modules: check-kver
 	@mkdir -p $(BUILD_ROOT)
 	+@exec 9>$(BUILD_ROOT)/.$(KVER).lock; \
@@ -135,6 +156,7 @@ ifneq ($(strip $(IBSTACK_DIRS)),)
 	+$(call kbuild,$(filter-out $(TEST_DIRS),$(IBSTACK_DIRS))) \
 		INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+endif
 endif
 
 # The build directory of a release, e.g. for the test module:

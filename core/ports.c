@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <ibstack/compat.h>
 #include "core_priv.h"
 
 /* A numbered entry of a table directory: gids/N, pkeys/N, gid_attrs/.../N. */
@@ -296,7 +297,7 @@ static void ib_port_release(struct kobject *kobj)
 	kfree(pd);
 }
 
-static const struct kobj_type ib_port_ktype = {
+static IBSTACK_KTYPE_CONST struct kobj_type ib_port_ktype = {
 	.release	= ib_port_release,
 	.sysfs_ops	= &ib_port_sysfs_ops,
 	.default_groups	= ib_port_default_groups,
@@ -323,7 +324,7 @@ static void ib_gid_attrs_release(struct kobject *kobj)
 	kfree(gd);
 }
 
-static const struct kobj_type ib_gid_attrs_ktype = {
+static IBSTACK_KTYPE_CONST struct kobj_type ib_gid_attrs_ktype = {
 	.release	= ib_gid_attrs_release,
 	.sysfs_ops	= &ib_gid_attrs_sysfs_ops,
 };

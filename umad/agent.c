@@ -9,6 +9,7 @@
 #include <linux/nospec.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include <ibstack/compat.h>
 #include "umad_priv.h"
 
 /* What one registration asks for, from either REGISTER ioctl. */
@@ -191,8 +192,8 @@ static long umad_reg_agent2(struct umad_file *file, void __user *arg)
 		reg.req.oui[0] = (ureq.oui >> 16) & 0xff;
 		reg.req.oui[1] = (ureq.oui >> 8) & 0xff;
 		reg.req.oui[2] = ureq.oui & 0xff;
-		bitmap_from_arr64(reg.req.method_mask, ureq.method_mask,
-				  IB_MGMT_MAX_METHODS);
+		ibstack_bitmap_from_arr64(reg.req.method_mask, ureq.method_mask,
+					  IB_MGMT_MAX_METHODS);
 	}
 
 	return umad_register_reply(file, &reg,

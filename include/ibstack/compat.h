@@ -28,6 +28,7 @@
 
 #include <ibstack/no_kernel_ib.h>
 #include <ibstack-probes.h>
+#include <linux/bitmap.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -93,6 +94,37 @@ static inline struct class *ibstack_class_create(const char *name)
 #define IBSTACK_CLASS_ATTR_CLASS struct class
 #define IBSTACK_CLASS_ATTR_ATTR struct class_attribute
 #endif
+
+/* --- kobjects ------------------------------------------------------------ */
+
+/*
+ * The qualifier of a struct kobj_type given to kobject_init(): const where
+ * kobject_init() takes a const pointer (6.2+, in 6.1.y), none before.
+ */
+#ifdef IBSTACK_HAVE_KOBJECT_INIT_CONST_KTYPE
+#define IBSTACK_KTYPE_CONST const
+#else
+#define IBSTACK_KTYPE_CONST
+#endif
+
+/* --- bitmaps ------------------------------------------------------------- */
+
+/* bitmap_from_arr64() (5.19+): a bitmap from an array of u64 words. */
+static inline void ibstack_bitmap_from_arr64(unsigned long *bitmap,
+					     const u64 *words,
+					     unsigned int nbits)
+{
+#ifdef IBSTACK_HAVE_BITMAP_FROM_ARR64
+	bitmap_from_arr64(bitmap, words, nbits);
+#else
+	unsigned int i;
+
+	bitmap_zero(bitmap, nbits);
+	for (i = 0; i < nbits; i++)
+		if (words[i / 64] & BIT_ULL(i % 64))
+			__set_bit(i, bitmap);
+#endif
+}
 
 /* --- timers -------------------------------------------------------------- */
 

@@ -72,6 +72,11 @@ fi
 #    with their headers for building our modules.
 "$here/kernels.sh" install
 
+# 3b. The other Debian releases' kernels (5.10, 6.12 of trixie, 7.2, 7.3),
+#     each in a root of its release with that release's compiler, for
+#     building our modules against them and booting them in the test bed.
+"$here/envs.sh" install
+
 # 4. checkpatch.pl for tests/build/check.sh: extracted from linux-source-6.1
 #    into the cache unless an extracted tree is already there.
 log "checkpatch: $("$top/scripts/checkpatch.sh" --path)"

@@ -169,7 +169,7 @@ def sh(cmd, **kw):
 
 
 def release(series):
-    r = sh([os.path.join(TOP, "tests/setup/kernels.sh"), "version", series])
+    r = sh([os.path.join(TOP, "tests/setup/envs.sh"), "release", series])
     return r.stdout.strip() if r.returncode == 0 else None
 
 

@@ -63,6 +63,12 @@ def unit_tests(ctx):
                 name, r.returncode, m[-1].group(0) if m else "missing", n)
 
 
+# every kernel the stack targets: tests/build/check.sh builds for each
+BUILD_KERNELS = ("5.10", "6.1", "6.12", "6.12-trixie", "7.2", "7.3")
+# those of other Debian releases (tests/setup/envs.sh)
+OTHER_KERNELS = ("5.10", "6.12-trixie", "7.2", "7.3")
+
+
 def build_checks(ctx):
     r = sh([os.path.join(TOP, "tests/build/check.sh")])
     yield from r.stdout.splitlines()
@@ -73,7 +79,7 @@ def build_checks(ctx):
 def build_expect():
     ex = [r"^(PASS|FAIL) compat:", r"^(PASS|FAIL) shadow includes:",
           r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow "]
-    for k in ("6.1", "6.12"):
+    for k in BUILD_KERNELS:
         rel = release(k) or "no-%s-kernel" % k
         ex += [r"^(PASS|FAIL) build %s" % re.escape(rel), r"^(PASS|FAIL) W=1 %s" % re.escape(rel),
                r"^(PASS|FAIL) sparse %s" % re.escape(rel)]
@@ -95,6 +101,23 @@ def dkms_expect(series):
     for k in series:
         rel = re.escape(release(k) or "no-%s-kernel" % k)
         ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel]
+    return tuple(ex)
+
+
+def dkms_envs(ctx):
+    r = sh([os.path.join(TOP, "tests/build/dkms-envs.sh")])
+    yield from r.stdout.splitlines()
+    if r.returncode != 0:
+        yield "FAIL dkms env: tests/build/dkms-envs.sh exited %d" % r.returncode
+
+
+def dkms_envs_expect():
+    ex = []
+    for k in OTHER_KERNELS:
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^PASS dkms env build %s " % rel, r"^PASS dkms env install %s:" % rel]
+    for root in ("bullseye", "trixie", "sid"):
+        ex.append(r"^PASS dkms env removed from env-%s:" % root)
     return tuple(ex)
 
 
@@ -146,7 +169,7 @@ g = group("unit", "the card model's hardware logic, and the runner's own verdict
 g.step("unit", unit_tests)
 g.step("suite", selftest.run)
 
-g = group("build", "W=1, sparse, checkpatch, the shadow guard, on 6.1 and 6.12 (tests/build/check.sh)")
+g = group("build", "W=1 and sparse on every target kernel, checkpatch, the shadow guard (tests/build/check.sh)")
 g.step("build", build_checks, expect=build_expect())
 
 # --- the test bed, judged by the in-tree stack ---------------------------------------
@@ -280,6 +303,21 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
                                 "inbox fabric", ",".join(order) + " fabric"),
                   ["diags-inbox-2node-6.1", "mixed-diags-" + tag], tier=tier)
 
-g = group("dkms", "the DKMS package built, installed and loaded (installs into /lib/modules: last)")
+g = group("kernels", "the other Debian kernels (5.10, 6.12-trixie, 7.2, 7.3): ours under opensm, "
+          "the kverbs self-test, the umad tool, the diags against the in-tree stack's")
+g.step("umad-build-kernels", umadtest_build, tier="full")
+for k in OTHER_KERNELS:
+    a, b = "diags-inbox-1node-" + k, "diags-ours-1node-" + k
+    g.item(a, inbox(k), ST + "/diags.sh", out="dir", tier="full", first=True)
+    g.item(b, ours(k), ST + "/diags.sh", out="dir", tier="full", first=True)
+    g.compare("diags-1node-" + k, cmp_diags("diags-1node-" + k, a, b), [a, b], tier="full")
+    g.item("kverbs-ours-" + k, ours(k), ST + "/kverbs-selftest.sh", needs=("kverbs",),
+           tier="full", timeout=900)
+    g.item("umad-ours-" + k, ours(k), "tests/umad/guest/umad-tests.sh", env={"STACK": "ours"},
+           needs=("umadtest",), tier="full")
+
+g = group("dkms", "the DKMS package built, installed and loaded (installs into /lib/modules: last); "
+          "built and installed in each other release's environment")
 g.step("dkms-6.1", dkms(("6.1",)), when="last", tier="check", expect=dkms_expect(("6.1",)))
 g.step("dkms", dkms(("6.1", "6.12")), when="last", tier="full", expect=dkms_expect(("6.1", "6.12")))
+g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect())
