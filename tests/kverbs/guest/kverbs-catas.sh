@@ -10,7 +10,7 @@
 #
 # Under opensm: its umad files die with the device, so as soon as the
 # client saw the device removed, this node's opensm is restarted on the
-# ports it served (sm_back_on: once each port and its umad device are
+# ports it served (sm_back_on: once every port and its umad device are
 # back), as an administrator would; the self-test of the new device waits
 # (20 s, in the module) for both ports to be ACTIVE.  At the end the test
 # module is unloaded and both ports are ACTIVE, under the new opensm.

@@ -31,10 +31,10 @@ fi
 pass "$t: event source $EVENTS listening on mlx4_0"
 expect "$t: both ports ACTIVE before" wait_for 30 both_active
 
-# sm_again PORT: once the port's umad device is back (what opensm binds
-# to), start opensm on it, and wait until it runs
+# sm_again PORT: once every port and its umad device are back (opensm
+# reads them all when it binds), start opensm on PORT and wait until it runs
 # shellcheck disable=SC2317 # called through expect
-sm_again() { wait_for 60 sm_port_back "$1" && sm_start_up "$1"; }
+sm_again() { wait_for 60 sm_ports_back && sm_start_up "$1"; }
 
 smports=()
 for p in 1 2; do

@@ -210,7 +210,7 @@ sm_stop() {
 # for port 1 of the new device to have its GUID, start opensm on it
 sm_back() {
 	sm_stop || return 1
-	wait_for 60 sm_port1_back || return 1
+	wait_for 60 sm_port1_back && wait_for 60 sm_ports_back || return 1
 	sm_start 1
 }
 sm_port1_back() {
@@ -256,14 +256,28 @@ sm_port_back() {
 	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ] && umad_ready "$1"
 }
 
+# sm_ports_back: every port of the (new) mlx4_0 has its GUID and umad
+# device.  opensm's bind reads the GUIDs of all the CA's ports through
+# libibumad and gives up if one is missing, so a port of its own being
+# back is not enough (seen: port 2 lagging port 1 after a reset).
+sm_ports_back() {
+	local d p
+	for d in /sys/class/infiniband/mlx4_0/ports/*; do
+		[ -d "$d" ] || return 1
+		p=${d##*/}
+		sm_port_back "$p" || return 1
+	done
+}
+
 # sm_back_on PORT...: sm_back for the ports whose opensm ran before mlx4_0
-# went away: stop this node's opensm, wait (bounded) until each port is
-# back, start opensm on it and wait until that opensm runs
+# went away: stop this node's opensm, wait (bounded) until every port is
+# back, start opensm on each of PORT... and wait until that opensm runs
 sm_back_on() {
 	local p
 	sm_stop || return 1
+	wait_for 60 sm_ports_back || return 1
 	for p in "$@"; do
-		wait_for 60 sm_port_back "$p" && sm_start_up "$p" || return 1
+		sm_start_up "$p" || return 1
 	done
 }
 
