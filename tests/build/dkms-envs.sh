@@ -36,6 +36,7 @@ done
 guest='set -u
 pkg=$1 ver=$2 top=$3
 shift 3
+. "$top/tests/build/dkms-lib.sh"
 force=/usr/share/dkms/modules_to_force_install/$pkg
 src=/usr/src/$pkg-$ver
 cleanup() {
@@ -70,11 +71,7 @@ for r in "$@"; do
 		echo "FAIL dkms env install $r: dkms install failed: $(tail -n 3 "/tmp/dkms-install-$r.log" | tr "\n" " ")"
 		continue
 	fi
-	bad=()
-	for m in "${mods[@]}"; do
-		f=$(modinfo -k "$r" -n "$m" 2>/dev/null)
-		[[ "$f" == "/lib/modules/$r/updates/"* ]] || bad+=("$m -> ${f:-nothing}")
-	done
+	mapfile -t bad < <(not_ours "$r" "${mods[@]}")
 	if [ ${#bad[@]} = 0 ]; then
 		echo "PASS dkms env install $r: modinfo -n names ours for ${mods[*]}"
 	else

@@ -23,6 +23,9 @@ pkg=ibstack-cx3
 ver=$(cat "$top/VERSION" 2>/dev/null || echo 0)
 force_file=/usr/share/dkms/modules_to_force_install/$pkg
 
+# shellcheck source=tests/build/dkms-lib.sh
+. "$top/tests/build/dkms-lib.sh"
+
 fail() { echo "FAIL dkms: $*"; }
 if [ "$(id -u)" != 0 ]; then fail "must run as root"; exit 1; fi
 if ! command -v dkms >/dev/null; then fail "no dkms (make setup installs it)"; exit 1; fi
@@ -117,11 +120,7 @@ for i in "${built[@]}"; do
 		tail -n 25 "$tmp/install-$r.log" | sed 's/^/    /'
 		continue
 	fi
-	bad=()
-	for m in "${mods[@]}"; do
-		f=$(modinfo -k "$r" -n "$m" 2>/dev/null)
-		[[ "$f" == "/lib/modules/$r/updates/"* ]] || bad+=("$m -> ${f:-nothing}")
-	done
+	mapfile -t bad < <(not_ours "$r" "${mods[@]}")
 	if [ ${#bad[@]} -gt 0 ]; then
 		fail "install $r: not ours after dkms install: ${bad[*]}"
 		grep -i -E 'will not replace|not newer|error' "$tmp/install-$r.log" | head -n 10 | sed 's/^/    /'

@@ -207,16 +207,12 @@ sm_stop() {
 # sm_back: after mlx4_0 went away and came back (driver reload, recovery
 # from a catastrophic error), have an SM bring its ports up again: stop any
 # opensm of this node (its files died with the old device), wait (bounded)
-# for port 1 of the new device to have its GUID, start opensm on it
+# for every port of the new device to have its GUID and umad device, start
+# opensm on port 1
 sm_back() {
 	sm_stop || return 1
-	wait_for 60 sm_port1_back && wait_for 60 sm_ports_back || return 1
+	wait_for 60 sm_ports_back || return 1
 	sm_start 1
-}
-sm_port1_back() {
-	local g
-	g=$(port_guid 1 2>/dev/null) || return 1
-	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ]
 }
 
 # --- checks that cannot pass on a failed query, and bounded waits ------------
