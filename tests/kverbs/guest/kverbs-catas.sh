@@ -10,8 +10,8 @@
 #
 # Under opensm: its umad files die with the device, so as soon as the
 # client saw the device removed, this node's opensm is restarted on the
-# ports it served (sm_back_on: once every port and its umad device are
-# back), as an administrator would; the self-test of the new device waits
+# ports it served (sm_back_on: once every port of the new device and its
+# umad device are there), as an administrator would; the self-test of the new device waits
 # (20 s, in the module) for both ports to be ACTIVE.  At the end the test
 # module is unloaded and both ports are ACTIVE, under the new opensm.
 set -u
@@ -54,6 +54,7 @@ ep=$(cat "$d/endpoint" 2>&1)
 expect "$t: endpoint set up ($ep)" [ "${ep#lid=}" != "$ep" ]
 # the self-test is under way (not judged here: the error ends it)
 klog_wait 60 "$k0" "^ibstack_kverbs: PASS rc-send\$"
+old=$(ibdev_id)
 expect "$t: raise a catastrophic error" catas 1
 expect "$t: DEVICE_FATAL event" klog_wait 30 "$k0" \
 	"^ibstack_kverbs: event $dev port 0 DEVICE_FATAL\$"
@@ -62,7 +63,7 @@ expect "$t: client sees $dev removed" klog_wait 90 "$k0" \
 if [ ${#smports[@]} -gt 0 ]; then
 	s0=$SECONDS
 	expect "$t: opensm restarted on port(s) ${smports[*]} once $dev is back" \
-		sm_back_on "${smports[@]}"
+		sm_back_on "$old" "${smports[@]}"
 	echo "$t: opensm running again $((SECONDS - s0))s after the removal"
 fi
 done_re="^ibstack_kverbs: selftest $dev done: "

@@ -31,10 +31,14 @@ fi
 pass "$t: event source $EVENTS listening on mlx4_0"
 expect "$t: both ports ACTIVE before" wait_for 30 both_active
 
-# sm_again PORT: once every port and its umad device are back (opensm
-# reads them all when it binds), start opensm on PORT and wait until it runs
+# sm_again PORT: once every port of the new device (not the one whose
+# ibdev_id was $old) and its umad device are back (opensm reads them all
+# when it binds), start opensm on PORT and wait until it runs
 # shellcheck disable=SC2317 # called through expect
-sm_again() { wait_for 60 sm_ports_back && sm_start_up "$1"; }
+sm_again() { wait_for 60 sm_ports_back "$old" && sm_start_up "$1"; }
+# dev_back: a new mlx4_0 (not the one whose ibdev_id was $old) has port 2
+# shellcheck disable=SC2317 # called through wait_for
+dev_back() { ibdev_new "$old" && [ -e "$ibdev/ports/2/state" ]; }
 
 smports=()
 for p in 1 2; do
@@ -45,6 +49,7 @@ echo "$t: opensm on port(s) of this node before: ${smports[*]:-none}"
 
 m=$(ev_mark)
 k=$(klog_mark)
+old=$(ibdev_id)
 s0=$SECONDS
 expect "$t: raise a catastrophic error on the card" catas 45
 expect "$t: DEVICE_FATAL within ${fatal}s" \
@@ -62,7 +67,7 @@ if [ "$EVENTS" = kverbs ]; then
 		[ "$order" = "fatal remove add " ]
 fi
 expect "$t: mlx4_0 back in /sys/class/infiniband within ${back}s" \
-	wait_for "$back" [ -e "$ibdev/ports/2/state" ]
+	wait_for "$back" dev_back
 if [ ${#smports[@]} -gt 0 ]; then
 	echo "$t: opensm still running after the reset: $(sm_pids | tr '\n' ' ')"
 	expect "$t: stop the old opensm" sm_stop

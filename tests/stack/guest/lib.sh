@@ -204,14 +204,14 @@ sm_stop() {
 	wait_for 10 all_gone "${pids[@]}"
 }
 
-# sm_back: after mlx4_0 went away and came back (driver reload, recovery
-# from a catastrophic error), have an SM bring its ports up again: stop any
-# opensm of this node (its files died with the old device), wait (bounded)
-# for every port of the new device to have its GUID and umad device, start
-# opensm on port 1
+# sm_back [OLD]: after mlx4_0 went away and came back (driver reload,
+# recovery from a catastrophic error), have an SM bring its ports up again:
+# stop any opensm of this node (its files died with the old device), wait
+# (bounded) for every port of the new device (not OLD, an ibdev_id taken
+# before) to have its GUID and umad device, start opensm on port 1
 sm_back() {
 	sm_stop || return 1
-	wait_for 60 sm_ports_back || return 1
+	wait_for 60 sm_ports_back "${1:-}" || return 1
 	sm_start 1
 }
 
@@ -252,12 +252,29 @@ sm_port_back() {
 	[ -n "$g" ] && [ "$g" != 0x0000000000000000 ] && umad_ready "$1"
 }
 
-# sm_ports_back: every port of the (new) mlx4_0 has its GUID and umad
+# ibdev_id: an identity of the registered mlx4_0 that changes when it is
+# registered again (the kernfs inode number of its sysfs directory, never
+# reused soon); empty if there is none
+ibdev_id() { stat -L -c %i "$ibdev" 2>/dev/null; }
+# ibdev_new OLD: a mlx4_0 is registered and it is not the one whose
+# ibdev_id was OLD
+ibdev_new() {
+	local id
+	id=$(ibdev_id)
+	[ -n "$id" ] && [ "$id" != "$1" ]
+}
+
+# sm_ports_back [OLD]: every port of the (new) mlx4_0 has its GUID and umad
 # device.  opensm's bind reads the GUIDs of all the CA's ports through
 # libibumad and gives up if one is missing, so a port of its own being
-# back is not enough (seen: port 2 lagging port 1 after a reset).
+# back is not enough (seen: port 2 lagging port 1 after a reset).  With
+# OLD (an ibdev_id taken before the device went away), the device must be
+# another one: a client sees a device removed before its sysfs files and
+# umad devices go, so the old one can look complete for a while (seen:
+# opensm started on it while it was being unregistered, and failing).
 sm_ports_back() {
 	local d p
+	[ -z "${1:-}" ] || ibdev_new "$1" || return 1
 	for d in /sys/class/infiniband/mlx4_0/ports/*; do
 		[ -d "$d" ] || return 1
 		p=${d##*/}
@@ -265,13 +282,15 @@ sm_ports_back() {
 	done
 }
 
-# sm_back_on PORT...: sm_back for the ports whose opensm ran before mlx4_0
-# went away: stop this node's opensm, wait (bounded) until every port is
-# back, start opensm on each of PORT... and wait until that opensm runs
+# sm_back_on OLD PORT...: sm_back for the ports whose opensm ran before
+# mlx4_0 (whose ibdev_id was OLD) went away: stop this node's opensm, wait
+# (bounded) until every port of the new device is back, start opensm on
+# each of PORT... and wait until that opensm runs
 sm_back_on() {
-	local p
+	local p old=$1
+	shift
 	sm_stop || return 1
-	wait_for 60 sm_ports_back || return 1
+	wait_for 60 sm_ports_back "$old" || return 1
 	for p in "$@"; do
 		sm_start_up "$p" || return 1
 	done
