@@ -7,6 +7,8 @@
 #   make check-full   setup, then the whole matrix (both kernels, one and two
 #                nodes, every comparison with the in-tree stack, mixed
 #                fabrics both ways, the 50-cycle modprobe runs)
+#   make check-debug  setup, then our stack's groups on the debug kernel
+#                (tests/setup/debug-kernel.sh: lockdep, KASAN, kmemleak...)
 #   make demo    two VMs under opensm: ibstat, ibnetdiscover, IPoIB ping, RC
 #
 # Our kernel modules (see "Building the modules" in README.md):
@@ -27,7 +29,7 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/scripts/module-dirs.mk
 
-.PHONY: all setup check check-full demo unit qemu testbed clean
+.PHONY: all setup check check-full check-debug demo unit qemu testbed clean
 .PHONY: modules modules_install modules-dir print-builddir print-kver print-kverbs \
 	print-modules build-check install-extras uninstall-extras dkms-src \
 	clean-modules modules-locked
@@ -42,6 +44,10 @@ check: setup
 
 check-full: setup
 	tests/run-checks --tier full
+
+# our stack's groups on the debug kernel (lockdep, KASAN, kmemleak, ...)
+check-debug: setup
+	tests/run-checks --tier debug
 
 demo: setup
 	tests/demo
@@ -79,9 +85,18 @@ KDIR ?= /lib/modules/$(KVER)/build
 # with that release's compiler) is built in that root: the targets below
 # that run kbuild are handed to make there, with the same variables.
 ENVS := $(TOP)/tests/setup/envs.sh
+# The test bed's debug kernel (tests/setup/debug-kernel.sh) has a root too,
+# without a system in it: it was built by the host's compiler, and its
+# build tree is on the host, where its lib/modules/<release>/build points.
 ifeq ($(wildcard $(KDIR)/Makefile),)
 ifneq ($(KVER),)
 KROOT := $(if $(wildcard $(ENVS)),$(shell $(ENVS) root $(KVER) 2>/dev/null))
+ifneq ($(KROOT),)
+ifeq ($(wildcard $(KROOT)/bin/sh),)
+KDIR := $(KROOT)/lib/modules/$(KVER)/build
+KROOT :=
+endif
+endif
 endif
 endif
 IN_ENV := $(if $(filter-out /,$(KROOT)),1)

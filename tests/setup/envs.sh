@@ -21,6 +21,10 @@
 #                                with this repository and ../shared at the
 #                                same paths as here; exits with CMD's status
 #   envs.sh list                 SERIES SUITE RELEASE ROOT, one per line
+#
+# The series 6.1-debug is the test bed's debug kernel (debug-kernel.sh): a
+# root with its /boot and /lib/modules only, built on the host and built
+# for with the host's compiler (no chroot).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -146,6 +150,10 @@ newest_image() {
 # install_series SERIES: its root, its image and headers (once).
 install_series() {
 	local s=$1 rsuite ksuite root img rel
+	if [ "$s" = 6.1-debug ]; then
+		"$here/debug-kernel.sh" build
+		return
+	fi
 	read -r rsuite ksuite <<<"${series_of[$s]:-}"
 	[ -n "$rsuite" ] || die "unknown series '$s' (${all_series[*]}; ${host_series[*]} are the host's)"
 	make_root "$rsuite"
@@ -172,6 +180,10 @@ release_of() {
 		"$here/kernels.sh" version "$s"
 		return
 	fi
+	if [ "$s" = 6.1-debug ]; then
+		"$here/debug-kernel.sh" release 2>/dev/null
+		return
+	fi
 	read -r rsuite ksuite <<<"${series_of[$s]:-}"
 	[ -n "$rsuite" ] || die "unknown series '$s'"
 	root=$(root_of_suite "$rsuite")
@@ -193,6 +205,10 @@ root_of() {
 	if [ -n "${series_of[$x]:-}" ]; then
 		echo "$(root_of_suite "${series_of[$x]%% *}")"
 		return 0
+	fi
+	if [ "$x" = 6.1-debug ] || [ "$x" = "$("$here/debug-kernel.sh" release 2>/dev/null)" ]; then
+		"$here/debug-kernel.sh" root 2>/dev/null
+		return
 	fi
 	for s in "${all_series[@]}"; do
 		root=$(root_of_suite "${series_of[$s]%% *}")
@@ -220,8 +236,8 @@ run)
 	run_in "$r" "$@"
 	;;
 list)
-	for s in "${host_series[@]}" "${all_series[@]}"; do
-		if is_host_series "$s"; then suite=bookworm; else suite=${series_of[$s]#* }; fi
+	for s in "${host_series[@]}" "${all_series[@]}" 6.1-debug; do
+		if is_host_series "$s" || [ "$s" = 6.1-debug ]; then suite=bookworm; else suite=${series_of[$s]#* }; fi
 		printf '%s %s %s %s\n' "$s" "$suite" "$(release_of "$s" 2>/dev/null || echo -)" "$(root_of "$s")"
 	done
 	;;

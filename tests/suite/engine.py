@@ -11,8 +11,9 @@ made of
     build checks, DKMS), before the boots or after them;
   - comparisons: functions run once the items they read are done.
 Each of them carries its tier: "both" (make check and make check-full),
-"check" (make check only: a cheaper variant that check-full replaces) or
-"full" (make check-full only).  The tier is declared with the item, in the
+"check" (make check only: a cheaper variant that check-full replaces),
+"full" (make check-full only), "debug" (make check-debug only: the debug
+kernel) or "all" (all three).  The tier is declared with the item, in the
 group's definition (tests/suite/groups.py), nowhere else.
 
 Every check prints one "PASS ..." or "FAIL ...: why" line.  What must be
@@ -31,7 +32,9 @@ import threading
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TIERS = ("both", "check", "full")
+# an item's tier -> the runs (--tier) that include it
+TIERS = {"both": ("check", "full"), "check": ("check",), "full": ("full",),
+         "debug": ("debug",), "all": ("check", "full", "debug")}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,9 +140,7 @@ class Group:
 
 
 def in_tier(tier, wanted):
-    if wanted == "check":
-        return tier in ("both", "check")
-    return tier in ("both", "full")
+    return wanted in TIERS[tier]
 
 
 class Output:
@@ -684,8 +685,9 @@ def main_run(groups, argv):
     import argparse
     ap = argparse.ArgumentParser(prog="tests/run-checks",
                                  description="Every test of the project; the last line is 'N passed, N failed'.")
-    ap.add_argument("--tier", choices=("check", "full"), default="check",
-                    help="check: make check (the README's budget); full: make check-full, the whole matrix")
+    ap.add_argument("--tier", choices=("check", "full", "debug"), default="check",
+                    help="check: make check (the README's budget); full: make check-full, the whole matrix; "
+                    "debug: make check-debug, our stack's groups on the debug kernel")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("CHECKS_JOBS", os.cpu_count() or 2)),
                     help="host cores the VMs may use at once (a VM uses one; default: all)")
     ap.add_argument("--list", action="store_true", help="print the groups, items and boots of the tier, run nothing")

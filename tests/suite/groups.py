@@ -8,15 +8,17 @@ make check runs every group once on Debian's 6.1 with our stack (the
 in-tree stack for the test bed's own groups), plus a smoke of our stack on
 6.12; make check-full runs the whole matrix: both kernels, one and two
 nodes, every comparison with the in-tree stack, both orders of the mixed
-fabric, the 50-cycle modprobe runs.
+fabric, the 50-cycle modprobe runs.  make check-debug runs make check's
+items of our stack again on the debug kernel (see debug_tier below).
 """
+import dataclasses
 import glob
 import os
 import re
 
 import selftest
 from compare import compare_diags, compare_trees
-from engine import TOP, Boot, Group, release, sh
+from engine import TOP, Boot, Group, in_tier, release, sh
 
 TB = "tests/testbed/guest"
 ST = "tests/stack/guest"
@@ -321,3 +323,35 @@ g = group("dkms", "the DKMS package built, installed and loaded (installs into /
 g.step("dkms-6.1", dkms(("6.1",)), when="last", tier="check", expect=dkms_expect(("6.1",)))
 g.step("dkms", dkms(("6.1", "6.12")), when="last", tier="full", expect=dkms_expect(("6.1", "6.12")))
 g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect())
+
+
+# === the debug kernel ===============================================================
+# make check-debug: every item of make check that runs our stack on 6.1
+# runs again on the debug kernel (tests/setup/debug-kernel.sh), where
+# lockdep, KASAN, kmemleak, debugobjects and UBSAN judge it: any report
+# fails the boot (tests/vm/run).  Not the comparisons with the in-tree
+# stack: 6.1's boots make them, and the debug kernel is about our code.
+# DEBUG_IN_CHECK: those that make check and check-full run there too, as
+# the representative of the rest (the README says why these).
+DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad",
+                "umad", "sa", "mixed")
+DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
+
+
+def debug_tier():
+    for g in GROUPS:
+        if g.name not in DEBUG_GROUPS:
+            continue
+        for st in list(g.steps):
+            if st.when == "before" and in_tier(st.tier, "check"):
+                g.steps.append(dataclasses.replace(st, tier="debug"))
+        for it in list(g.items):
+            if it.boot.kernel != "6.1" or not it.boot.has_ours() or not in_tier(it.tier, "check"):
+                continue
+            name = it.name + ("-debug" if it.name.endswith("-6.1") else "-6.1-debug")
+            g.items.append(dataclasses.replace(
+                it, name=name, boot=dataclasses.replace(it.boot, kernel="6.1-debug"),
+                tier="all" if it.name in DEBUG_IN_CHECK else "debug"))
+
+
+debug_tier()
