@@ -174,11 +174,17 @@ int kv_rdma(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 	      struct ib_sge *sge, u64 raddr, u32 rkey, u64 cmp_add, u64 swap);
 
-/* The one-card self-test: its run and the two buffers of its cases. */
+/*
+ * The one-card self-test: its run and the two buffers of its cases, and
+ * the QP pairs of the cases that would otherwise hold them on the stack
+ * (a pair's CQs have wait queues: under lockdep and KASAN two pairs and a
+ * few work requests make a frame larger than the kernel's 2048 bytes).
+ */
 struct kv_self {
 	struct kv_run	r;
 	struct kv_buf	a;
 	struct kv_buf	b;
+	struct kv_pair	pair[2];
 };
 
 /* kverbs_self.c: the runner; stop is polled between the cases */

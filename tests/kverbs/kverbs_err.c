@@ -510,15 +510,15 @@ int kv_case_sge_limit(struct kv_self *s)
 	struct ib_send_wr swr;
 	struct ib_recv_wr rwr;
 	struct kv_run *r = &s->r;
-	struct kv_pair p;
+	struct kv_pair *p = &s->pair[0];
 	u32 nsge, nrge, i;
 	int ret, err;
 
-	ret = kv_pair_create(r, &p, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p, IB_QPT_RC, &o);
 	if (ret)
 		return ret;
-	nsge = p.a.cap.max_send_sge;
-	nrge = p.b.cap.max_recv_sge;
+	nsge = p->a.cap.max_send_sge;
+	nrge = p->b.cap.max_recv_sge;
 	if (nsge >= ARRAY_SIZE(sg) || nrge >= ARRAY_SIZE(sg)) {
 		ret = kv_fail(r, "granted max_send_sge %u max_recv_sge %u", nsge, nrge);
 		goto out;
@@ -530,7 +530,7 @@ int kv_case_sge_limit(struct kv_self *s)
 	swr.num_sge = nsge + 1;
 	swr.opcode = IB_WR_SEND;
 	swr.send_flags = IB_SEND_SIGNALED;
-	err = kv_post_send(r, p.a.qp, &swr, &sbad);
+	err = kv_post_send(r, p->a.qp, &swr, &sbad);
 	if (err >= 0 || sbad != &swr) {
 		ret = kv_fail(r, "send with %u SGEs (max %u): %d", nsge + 1, nsge, err);
 		goto out;
@@ -538,27 +538,27 @@ int kv_case_sge_limit(struct kv_self *s)
 	memset(&rwr, 0, sizeof(rwr));
 	rwr.sg_list = sg;
 	rwr.num_sge = nrge + 1;
-	err = kv_post_recv(r, p.b.qp, &rwr, &rbad);
+	err = kv_post_recv(r, p->b.qp, &rwr, &rbad);
 	if (err >= 0 || rbad != &rwr) {
 		ret = kv_fail(r, "receive with %u SGEs (max %u): %d", nrge + 1, nrge, err);
 		goto out;
 	}
 	/* nothing was posted, and the maximum still works */
-	ret = kv_expect_quiet(r, &p.a.scq, "after the refused send", 50);
+	ret = kv_expect_quiet(r, &p->a.scq, "after the refused send", 50);
 	rwr.num_sge = nrge;
 	swr.num_sge = min(nsge, nrge);
 	if (!ret) {
-		err = kv_post_recv(r, p.b.qp, &rwr, &rbad);
-		err = err ?: kv_post_send(r, p.a.qp, &swr, &sbad);
+		err = kv_post_recv(r, p->b.qp, &rwr, &rbad);
+		err = err ?: kv_post_send(r, p->a.qp, &swr, &sbad);
 		if (err)
 			ret = kv_fail(r, "post with the maximum SGEs: %d", err);
 	}
-	ret = ret ?: kv_expect(r, &p.a.scq, "send with max SGEs", 0, IB_WC_SUCCESS,
+	ret = ret ?: kv_expect(r, &p->a.scq, "send with max SGEs", 0, IB_WC_SUCCESS,
 			       IB_WC_SEND, NULL);
-	ret = ret ?: kv_expect(r, &p.b.rcq, "recv with max SGEs", 0, IB_WC_SUCCESS,
+	ret = ret ?: kv_expect(r, &p->b.rcq, "recv with max SGEs", 0, IB_WC_SUCCESS,
 			       IB_WC_RECV, NULL);
 out:
-	if (kv_pair_destroy(r, &p))
+	if (kv_pair_destroy(r, p))
 		ret = -EIO;
 	return ret;
 }

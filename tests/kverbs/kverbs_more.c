@@ -226,7 +226,7 @@ int kv_case_cq_clean(struct kv_self *s)
 	struct kv_run *r = &s->r;
 	struct kv_cq shared = { 0 };
 	struct kv_pair_opts o = { 0 };
-	struct kv_pair p1, p2;
+	struct kv_pair *p1 = &s->pair[0], *p2 = &s->pair[1];
 	struct ib_qp *gone;
 	struct ib_qp_attr qa;
 	struct ib_wc wc[8];
@@ -237,28 +237,28 @@ int kv_case_cq_clean(struct kv_self *s)
 	if (ret)
 		return ret;
 	o.rcq_b = &shared;
-	ret = kv_pair_create(r, &p1, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p1, IB_QPT_RC, &o);
 	if (ret)
 		goto out;
 	have1 = true;
-	ret = kv_pair_create(r, &p2, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p2, IB_QPT_RC, &o);
 	if (ret)
 		goto out;
 	have2 = true;
-	ret = kv_burst(r, s, &p1, 3, 10, 8);
-	ret = ret ?: kv_burst(r, s, &p2, 3, 20, 8);
+	ret = kv_burst(r, s, p1, 3, 10, 8);
+	ret = ret ?: kv_burst(r, s, p2, 3, 20, 8);
 	for (i = 0; i < 3 && !ret; i++) {
-		ret = kv_expect(r, &p1.a.scq, "send 1", 10 + i, IB_WC_SUCCESS,
+		ret = kv_expect(r, &p1->a.scq, "send 1", 10 + i, IB_WC_SUCCESS,
 				IB_WC_SEND, NULL);
-		ret = ret ?: kv_expect(r, &p2.a.scq, "send 2", 20 + i, IB_WC_SUCCESS,
+		ret = ret ?: kv_expect(r, &p2->a.scq, "send 2", 20 + i, IB_WC_SUCCESS,
 				       IB_WC_SEND, NULL);
 	}
 	if (ret)
 		goto out;
-	/* six CQEs wait in the shared CQ; three belong to p1.b */
-	gone = p1.b.qp;
+	/* six CQEs wait in the shared CQ; three belong to p1->b */
+	gone = p1->b.qp;
 	have1 = false;
-	if (kv_pair_destroy(r, &p1)) {
+	if (kv_pair_destroy(r, p1)) {
 		ret = -EIO;
 		goto out;
 	}
@@ -267,7 +267,7 @@ int kv_case_cq_clean(struct kv_self *s)
 		if (wc[i].qp == gone)
 			ret = kv_fail(r, "completion wr_id %llu of a destroyed QP polled",
 				      wc[i].wr_id);
-		else if (wc[i].qp != p2.b.qp || wc[i].wr_id != 20 + i)
+		else if (wc[i].qp != p2->b.qp || wc[i].wr_id != 20 + i)
 			ret = kv_fail(r, "completion %d: wr_id %llu", i, wc[i].wr_id);
 	}
 	if (!ret && n != 3)
@@ -275,15 +275,15 @@ int kv_case_cq_clean(struct kv_self *s)
 	if (ret)
 		goto out;
 	/* the same for a QP moved to RESET */
-	ret = kv_burst(r, s, &p2, 2, 30, 8);
+	ret = kv_burst(r, s, p2, 2, 30, 8);
 	for (i = 0; i < 2 && !ret; i++)
-		ret = kv_expect(r, &p2.a.scq, "send 2", 30 + i, IB_WC_SUCCESS,
+		ret = kv_expect(r, &p2->a.scq, "send 2", 30 + i, IB_WC_SUCCESS,
 				IB_WC_SEND, NULL);
 	if (ret)
 		goto out;
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IB_QPS_RESET;
-	ret = ib_modify_qp(p2.b.qp, &qa, IB_QP_STATE);
+	ret = ib_modify_qp(p2->b.qp, &qa, IB_QP_STATE);
 	if (ret) {
 		kv_fail(r, "RTS->RESET failed: %d", ret);
 		goto out;
@@ -293,9 +293,9 @@ int kv_case_cq_clean(struct kv_self *s)
 		ret = kv_fail(r, "%d completion(s) of a QP reset before polling (wr_id %llu)",
 			      n, wc[0].wr_id);
 out:
-	if (have2 && kv_pair_destroy(r, &p2))
+	if (have2 && kv_pair_destroy(r, p2))
 		ret = -EIO;
-	if (have1 && kv_pair_destroy(r, &p1))
+	if (have1 && kv_pair_destroy(r, p1))
 		ret = -EIO;
 	if (kv_cq_destroy(&shared))
 		ret = -EIO;

@@ -298,10 +298,10 @@ int kv_case_rc_send_batch(struct kv_self *s)
 	const struct ib_recv_wr *rbad = NULL;
 	struct kv_run *r = &s->r;
 	struct ib_wc wc;
-	struct kv_pair p;
+	struct kv_pair *p = &s->pair[0];
 	int ret, i;
 
-	ret = kv_pair_create(r, &p, IB_QPT_RC, NULL);
+	ret = kv_pair_create(r, p, IB_QPT_RC, NULL);
 	if (ret)
 		return ret;
 	kv_pattern_dev(&s->a, 0, KV_BATCH * 512, 11);
@@ -322,21 +322,21 @@ int kv_case_rc_send_batch(struct kv_self *s)
 		swr[i].send_flags = IB_SEND_SIGNALED;
 		swr[i].next = i + 1 < KV_BATCH ? &swr[i + 1] : NULL;
 	}
-	ret = kv_post_recv(r, p.b.qp, rwr, &rbad);
+	ret = kv_post_recv(r, p->b.qp, rwr, &rbad);
 	if (ret) {
 		kv_fail(r, "chain of %d receives: %d", KV_BATCH, ret);
 		goto out;
 	}
-	ret = kv_post_send(r, p.a.qp, swr, &sbad);
+	ret = kv_post_send(r, p->a.qp, swr, &sbad);
 	if (ret) {
 		kv_fail(r, "chain of %d sends: %d", KV_BATCH, ret);
 		goto out;
 	}
 	for (i = 0; i < KV_BATCH && !ret; i++)
-		ret = kv_expect(r, &p.a.scq, "send", 300 + i, IB_WC_SUCCESS,
+		ret = kv_expect(r, &p->a.scq, "send", 300 + i, IB_WC_SUCCESS,
 				IB_WC_SEND, NULL);
 	for (i = 0; i < KV_BATCH && !ret; i++) {
-		ret = kv_expect(r, &p.b.rcq, "recv", 200 + i, IB_WC_SUCCESS,
+		ret = kv_expect(r, &p->b.rcq, "recv", 200 + i, IB_WC_SUCCESS,
 				IB_WC_RECV, &wc);
 		if (!ret && wc.byte_len != 64 + i)
 			ret = kv_fail(r, "receive %d: byte_len %u", i, wc.byte_len);
@@ -346,7 +346,7 @@ int kv_case_rc_send_batch(struct kv_self *s)
 		if (memcmp((u8 *)s->b.cpu + i * 512, (u8 *)s->a.cpu + i * 512, 64 + i))
 			ret = kv_fail(r, "message %d holds the wrong data", i);
 out:
-	if (kv_pair_destroy(r, &p))
+	if (kv_pair_destroy(r, p))
 		ret = -EIO;
 	return ret;
 }

@@ -334,25 +334,25 @@ int kv_case_mt_post(struct kv_self *s)
 	struct kv_mt *t;
 	struct ib_wc wc[16];
 	struct ib_sge rs;
-	struct kv_pair p;
+	struct kv_pair *p = &s->pair[0];
 	int ret, i, n, id, started = 0;
 	bool stop = false;
 
 	t = kcalloc(KV_MT_THREADS, sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return kv_fail(r, "no memory");
-	ret = kv_pair_create(r, &p, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p, IB_QPT_RC, &o);
 	if (ret)
 		goto out_free;
 	rs = kv_sge_mr(&s->b, 0, 128);
 	for (; posted_recv < 200 && !ret; posted_recv++)
-		ret = kv_recv(r, p.b.qp, posted_recv, &rs, 1);
+		ret = kv_recv(r, p->b.qp, posted_recv, &rs, 1);
 	for (i = 0; i < KV_MT_THREADS && !ret; i++) {
 		struct task_struct *k;
 
 		t[i].r = r;
 		t[i].s = s;
-		t[i].p = &p;
+		t[i].p = p;
 		t[i].id = i;
 		t[i].stop = &stop;
 		init_completion(&t[i].done);
@@ -369,7 +369,7 @@ int kv_case_mt_post(struct kv_self *s)
 				      KV_WAIT_MS * 6 / 1000, nsend, nrecv);
 			break;
 		}
-		n = kv_poll(r, &p.a.scq, ARRAY_SIZE(wc), wc);
+		n = kv_poll(r, &p->a.scq, ARRAY_SIZE(wc), wc);
 		for (i = 0; i < n && !ret; i++) {
 			id = wc[i].wr_id >> 32;
 			if (wc[i].status != IB_WC_SUCCESS)
@@ -382,7 +382,7 @@ int kv_case_mt_post(struct kv_self *s)
 				next[id]++;
 		}
 		nsend += n > 0 ? n : 0;
-		n = kv_poll(r, &p.b.rcq, ARRAY_SIZE(wc), wc);
+		n = kv_poll(r, &p->b.rcq, ARRAY_SIZE(wc), wc);
 		for (i = 0; i < n && !ret; i++) {
 			if (wc[i].status != IB_WC_SUCCESS || wc[i].wr_id != nrecv + i)
 				ret = kv_fail(r, "receive %d: wr_id %llu %s", nrecv + i,
@@ -392,7 +392,7 @@ int kv_case_mt_post(struct kv_self *s)
 		/* keep the receive queue stocked */
 		while (!ret && posted_recv < started * KV_MT_N &&
 		       posted_recv - nrecv < 200)
-			ret = kv_recv(r, p.b.qp, posted_recv++, &rs, 1);
+			ret = kv_recv(r, p->b.qp, posted_recv++, &rs, 1);
 		if (n <= 0)
 			usleep_range(200, 500);
 	}
@@ -408,7 +408,7 @@ int kv_case_mt_post(struct kv_self *s)
 		if (!ret && t[i].err)
 			ret = kv_fail(r, "thread %d: post_send failed: %d", i, t[i].err);
 	}
-	if (kv_pair_destroy(r, &p))
+	if (kv_pair_destroy(r, p))
 		ret = -EIO;
 out_free:
 	kfree(t);

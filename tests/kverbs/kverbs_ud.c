@@ -453,7 +453,7 @@ int kv_case_srq(struct kv_self *s)
 	struct ib_srq_init_attr sia;
 	struct ib_srq_attr sa;
 	struct kv_run *r = &s->r;
-	struct kv_pair p1, p2;
+	struct kv_pair *p1 = &s->pair[0], *p2 = &s->pair[1];
 	struct kv_ep sev = { 0 };
 	struct kv_cq rcq = { 0 };
 	struct ib_srq *srq;
@@ -492,11 +492,11 @@ int kv_case_srq(struct kv_self *s)
 	}
 	o.srq_b = srq;
 	o.rcq_b = &rcq;
-	ret = kv_pair_create(r, &p1, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p1, IB_QPT_RC, &o);
 	if (ret)
 		goto out;
 	have1 = true;
-	ret = kv_pair_create(r, &p2, IB_QPT_RC, &o);
+	ret = kv_pair_create(r, p2, IB_QPT_RC, &o);
 	if (ret)
 		goto out;
 	have2 = true;
@@ -521,7 +521,7 @@ int kv_case_srq(struct kv_self *s)
 	}
 	/* 2 from each pair: the completions say which QP got them */
 	for (i = 0; i < 4 && !ret; i++) {
-		struct kv_pair *pp = i & 1 ? &p2 : &p1;
+		struct kv_pair *pp = i & 1 ? p2 : p1;
 
 		ss = kv_sge_dma(r, &s->a, 0, 100 + i);
 		ret = kv_send(r, &pp->a, IB_WR_SEND, 600 + i, &ss, 1, 0);
@@ -573,10 +573,10 @@ int kv_case_srq(struct kv_self *s)
 		goto out;
 	}
 	ss = kv_sge_dma(r, &s->a, 0, 8);
-	ret = kv_send(r, &p1.a, IB_WR_SEND, 610, &ss, 1, 0);
+	ret = kv_send(r, &p1->a, IB_WR_SEND, 610, &ss, 1, 0);
 	ret = ret ?: kv_expect(r, &rcq, "SRQ recv below the limit", 504,
 			       IB_WC_SUCCESS, IB_WC_RECV, NULL);
-	ret = ret ?: kv_expect(r, &p1.a.scq, "send below the limit", 610,
+	ret = ret ?: kv_expect(r, &p1->a.scq, "send below the limit", 610,
 			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
 	if (ret)
 		goto out;
@@ -602,10 +602,10 @@ int kv_case_srq(struct kv_self *s)
 		goto out;
 	}
 	ev = atomic_read(&sev.events);
-	ret = kv_send(r, &p1.a, IB_WR_SEND, 611, &ss, 1, 0);
+	ret = kv_send(r, &p1->a, IB_WR_SEND, 611, &ss, 1, 0);
 	ret = ret ?: kv_expect(r, &rcq, "SRQ recv of the last WQE", 505,
 			       IB_WC_SUCCESS, IB_WC_RECV, NULL);
-	ret = ret ?: kv_expect(r, &p1.a.scq, "send of the last WQE", 611,
+	ret = ret ?: kv_expect(r, &p1->a.scq, "send of the last WQE", 611,
 			       IB_WC_SUCCESS, IB_WC_SEND, NULL);
 	if (ret)
 		goto out;
@@ -616,23 +616,23 @@ int kv_case_srq(struct kv_self *s)
 	}
 
 	/* a QP of the SRQ in ERR: LAST_WQE_REACHED */
-	ev = atomic_read(&p2.b.events);
+	ev = atomic_read(&p2->b.events);
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_state = IB_QPS_ERR;
-	ret = ib_modify_qp(p2.b.qp, &qa, IB_QP_STATE);
+	ret = ib_modify_qp(p2->b.qp, &qa, IB_QP_STATE);
 	if (ret) {
 		kv_fail(r, "modify to ERR failed: %d", ret);
 		goto out;
 	}
-	if (kv_wait_ep_event(&p2.b, ev, KV_WAIT_MS))
+	if (kv_wait_ep_event(&p2->b, ev, KV_WAIT_MS))
 		ret = kv_fail(r, "no LAST_WQE_REACHED within %d ms", KV_WAIT_MS);
-	else if (p2.b.last_event != IB_EVENT_QP_LAST_WQE_REACHED)
+	else if (p2->b.last_event != IB_EVENT_QP_LAST_WQE_REACHED)
 		ret = kv_fail(r, "QP event %d, want LAST_WQE_REACHED",
-			      p2.b.last_event);
+			      p2->b.last_event);
 out:
-	if (have2 && kv_pair_destroy(r, &p2))
+	if (have2 && kv_pair_destroy(r, p2))
 		ret = -EIO;
-	if (have1 && kv_pair_destroy(r, &p1))
+	if (have1 && kv_pair_destroy(r, p1))
 		ret = -EIO;
 	if (srq) {
 		int err = ib_destroy_srq(srq);

@@ -55,7 +55,7 @@ pkgs=(
 	busybox-static cpio kmod xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags
 	opensm perftest iproute2 iputils-ping procps
-	sparse linux-source-6.1 dkms openssl
+	sparse linux-source-6.1 dkms openssl libelf-dev libssl-dev
 	seabios qemu-system-data ipxe-qemu
 )
 missing=()
@@ -76,6 +76,11 @@ fi
 #     each in a root of its release with that release's compiler, for
 #     building our modules against them and booting them in the test bed.
 "$here/envs.sh" install
+
+# 3c. The debug kernel (lockdep, KASAN, kmemleak, ...): Debian's
+#     linux-source-6.1 built once with a small configuration (about 7
+#     minutes on 2 cores), cached by its configuration's hash.
+"$here/debug-kernel.sh" build
 
 # 4. checkpatch.pl for tests/build/check.sh: extracted from linux-source-6.1
 #    into the cache unless an extracted tree is already there.

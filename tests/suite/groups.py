@@ -355,3 +355,17 @@ def debug_tier():
 
 
 debug_tier()
+
+
+def debugcheck(ctx):
+    r = sh([os.path.join(TOP, "tests/debugcheck/run.sh")])
+    yield from r.stdout.splitlines()
+    if r.returncode != 0:
+        yield "FAIL debugcheck: tests/debugcheck/run.sh exited %d" % r.returncode
+
+
+g = group("debugcheck", "the debug kernel's checkers: each one's report fails a run (tests/debugcheck)")
+g.step("debugcheck", debugcheck, tier="debug",
+       expect=tuple(r"^PASS debugcheck: %s: reported" % c
+                    for c in ("PROVE_LOCKING", "DEBUG_ATOMIC_SLEEP", "DEBUG_OBJECTS", "DEBUG_LIST",
+                              "UBSAN", "KASAN", "KMEMLEAK")) + (r"^PASS debugcheck: the run failed",))
