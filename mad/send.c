@@ -313,10 +313,15 @@ out:
 int ib_post_send_mad(struct ib_mad_send_buf *send_buf,
 		     struct ib_mad_send_buf **bad_send_buf)
 {
-	struct ib_mad_send_buf *buf;
+	struct ib_mad_send_buf *buf, *next;
 	int ret = 0;
 
-	for (buf = send_buf; buf; buf = buf->next) {
+	for (buf = send_buf; buf; buf = next) {
+		/*
+		 * Once posted, buf belongs to the completion path: its send
+		 * handler may free it before mad_post_one() even returns here.
+		 */
+		next = buf->next;
 		ret = buf->mad_agent ? mad_post_one(to_send_wr(buf)) : -EINVAL;
 		if (ret)
 			break;

@@ -3,7 +3,8 @@
 # Build checks of our modules (tests/run-checks runs this before the VM
 # tests; "make build-check" alone).  Prints PASS/FAIL lines:
 #   - for each target kernel (5.10, 6.1, 6.12, 6.12-trixie, 7.2, 7.3; those
-#     of other Debian releases in their build environments, envs.sh): a
+#     of other Debian releases in their build environments, envs.sh), and
+#     the debug kernel (whose KASAN and lockdep make stack frames grow): a
 #     full build of every module
 #     directory that has a Kbuild, with W=1 and sparse (C=2) in one go, in
 #     the normal build/<release>/ (make modules FRESH=1: the VM tests after
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 done
 releases=("$@")
 if [ ${#releases[@]} = 0 ]; then
-	for s in ${BUILD_SERIES:-5.10 6.1 6.12 6.12-trixie 7.2 7.3}; do
+	for s in ${BUILD_SERIES:-5.10 6.1 6.12 6.12-trixie 7.2 7.3 6.1-debug}; do
 		if r=$("$top/tests/setup/envs.sh" release "$s" 2>/dev/null); then
 			releases+=("$r")
 		else
@@ -55,7 +56,8 @@ if [ -n "$dirs" ]; then
 	for rel in "${releases[@]}"; do
 		kroot=$("$top/tests/setup/envs.sh" root "$rel" 2>/dev/null) || kroot=/
 		if [ ! -f "/lib/modules/$rel/build/Makefile" ] &&
-		   [ ! -f "${kroot%/}/usr/src/linux-headers-$rel/Makefile" ]; then
+		   [ ! -f "${kroot%/}/usr/src/linux-headers-$rel/Makefile" ] &&
+		   [ ! -f "${kroot%/}/lib/modules/$rel/build/Makefile" ]; then
 			echo "FAIL build $rel: no kernel build tree (headers not installed in $kroot)"
 			continue
 		fi

@@ -65,8 +65,9 @@ def unit_tests(ctx):
                 name, r.returncode, m[-1].group(0) if m else "missing", n)
 
 
-# every kernel the stack targets: tests/build/check.sh builds for each
-BUILD_KERNELS = ("5.10", "6.1", "6.12", "6.12-trixie", "7.2", "7.3")
+# every kernel the stack targets, and the debug kernel: tests/build/check.sh
+# builds for each
+BUILD_KERNELS = ("5.10", "6.1", "6.12", "6.12-trixie", "7.2", "7.3", "6.1-debug")
 # those of other Debian releases (tests/setup/envs.sh)
 OTHER_KERNELS = ("5.10", "6.12-trixie", "7.2", "7.3")
 
