@@ -87,7 +87,7 @@ build() {
 	root=$d/root
 	jobs=$(nproc)
 	t0=$SECONDS
-	say "building Debian's $pkg ($(dpkg-query -W -f '${Version}' "$pkg")) with the debug configuration in $d (a once-only build: about half an hour on 2 cores)"
+	say "building Debian's $pkg ($(dpkg-query -W -f '${Version}' "$pkg")) with the debug configuration in $d (once: about 7 minutes on 2 cores)"
 	rm -rf "$d"
 	mkdir -p "$src" "$root/boot"
 	tar -xf "$tarball" -C "$src" --strip-components=1
