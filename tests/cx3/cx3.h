@@ -187,6 +187,36 @@ struct cx3_port_counters {
 	uint32_t xmit_wait;
 };
 
+/*
+ * Transport retries and errors, counted per port as DIAG_RPRT reports them
+ * (op_mod 2, "transport and CI errors"); requester (sq) and responder (rq).
+ */
+struct cx3_diag_counters {
+	uint32_t rq_oos, sq_oos;	/* PSN sequence error NAKs sent, taken */
+	uint32_t rq_rnr, sq_rnr;	/* RNR NAKs sent, taken */
+	uint32_t rq_dup;		/* duplicate requests answered */
+	uint32_t sq_to;			/* local ACK timeouts */
+	uint32_t sq_tree, sq_rree;	/* retry, RNR retry counts exceeded */
+	uint32_t rq_rire, sq_rire;	/* invalid request NAKs sent, taken */
+	uint32_t rq_rae, sq_rae;	/* remote access error NAKs sent, taken */
+	uint32_t sq_roe;		/* remote operation error NAKs taken */
+};
+
+/*
+ * What the cable does to the packets that leave a port (cx3_cable.c): a
+ * test bed's lossy, noisy or long link, set by the glue's lossN, corruptN,
+ * dropN, delayN and seed properties.  Kept across resets of the card.
+ */
+struct cx3_impair {
+	uint32_t loss_ppm;		/* drop this many per million */
+	uint32_t corrupt_ppm;		/* flip a bit (a bad ICRC) per million */
+	uint32_t drop_next;		/* drop the next N packets */
+	uint32_t delay_ms;		/* deliver each packet this much later */
+	uint64_t rng;			/* xorshift64 state, from the seed */
+	uint64_t seed;
+	uint64_t dropped, corrupted, delayed;
+};
+
 struct cx3_port {
 	int num;			/* 1 or 2 */
 	enum cx3_cable cable;
@@ -239,6 +269,8 @@ struct cx3_port {
 	uint16_t pma_counter_select;
 
 	struct cx3_port_counters cnt;
+	struct cx3_diag_counters diag;
+	struct cx3_impair impair;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -251,6 +283,7 @@ struct cx3_qp;			/* cx3_qp.c */
 struct cx3_srq;			/* cx3_srq.c */
 struct cx3_mpt;			/* cx3_mpt.c */
 struct cx3_rx;			/* cx3_link.c */
+struct cx3_held;		/* cx3_cable.c */
 
 /* Live-object accounting: the leak detector for any driver. */
 struct cx3_live {
@@ -303,7 +336,7 @@ struct cx3_dev {
 	uint8_t **mcg;			/* MGM entries, allocated on write */
 
 	struct cx3_qp *err_qps;		/* QPs in ERR, polled for new WQEs */
-	struct cx3_qp *rnr_qps;		/* RC requesters waiting to resend */
+	struct cx3_qp *timer_qps;	/* RC requesters with a timer running */
 
 	/* the pump (cx3_link.c): arrived packets, then kicked send queues */
 	struct cx3_rx *rx_head, *rx_tail;
@@ -312,6 +345,8 @@ struct cx3_dev {
 	uint32_t *kicks;
 	size_t nkicks, kicks_cap;
 	uint32_t base_sqpn;		/* CONF_SPECIAL_QP; 0 = none */
+	/* packets a cable delays, per port they left (cx3_cable.c) */
+	struct cx3_held *held_head[CX3_NUM_PORTS], *held_tail[CX3_NUM_PORTS];
 	struct cx3_port port[CX3_NUM_PORTS];
 	unsigned long cmd_unknown;	/* commands refused as unknown */
 	bool trace;			/* log every packet (property trace=on) */
@@ -424,6 +459,16 @@ void cx3_link_clear(struct cx3_dev *dev);
 void cx3_port_wire_packet(struct cx3_dev *dev, int port, const uint8_t *pkt,
 			  size_t len);
 bool cx3_needs_poll(struct cx3_dev *dev);
+/* the cable's side: a packet handed to it, after the link's checks */
+void cx3_link_cable_out(struct cx3_dev *dev, int port, const uint8_t *pkt,
+			size_t len);
+
+/* cx3_cable.c: the cable's impairments (struct cx3_impair) */
+void cx3_cable_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len);
+void cx3_cable_poll(struct cx3_dev *dev);
+bool cx3_cable_busy(struct cx3_dev *dev);
+void cx3_cable_clear(struct cx3_dev *dev);
+void cx3_cable_seed(struct cx3_dev *dev, uint64_t seed);
 
 /* cx3_port.c: cabling, link state, port commands */
 void cx3_port_reset(struct cx3_dev *dev);

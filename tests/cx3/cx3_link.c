@@ -174,7 +174,6 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 	struct cx3_port *p = &dev->port[port - 1];
 	uint16_t dlid = cx3_get16(pkt, 2);
 	bool vl15 = (pkt[0] >> 4) == 15;
-	uint8_t msg[1 + IB_MAX_PKT];
 
 	cx3_put32(pkt, len - IB_ICRC_BYTES, icrc(pkt, len));
 	if (dev->trace)
@@ -196,7 +195,16 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 			return;
 		}
 	}
-	switch (p->cable) {
+	cx3_cable_xmit(dev, port, pkt, len);
+}
+
+/* What the cable delivers: to the other port, or to the peer VM. */
+void cx3_link_cable_out(struct cx3_dev *dev, int port, const uint8_t *pkt,
+			size_t len)
+{
+	uint8_t msg[1 + IB_MAX_PKT];
+
+	switch (dev->port[port - 1].cable) {
 	case CX3_CABLE_LOOP:
 		rx_enqueue(dev, port == 1 ? 2 : 1, pkt, len, false);
 		break;
@@ -314,6 +322,7 @@ void cx3_link_clear(struct cx3_dev *dev)
 		free(r);
 	}
 	dev->rx_tail = NULL;
+	cx3_cable_clear(dev);
 	free(dev->kicks);
 	dev->kicks = NULL;
 	dev->nkicks = 0;

@@ -104,8 +104,10 @@ void cx3_port_reset(struct cx3_dev *dev)
 		uint16_t auto_lid = p->auto_lid;
 		bool peer = p->peer_phy_enabled, pulled = p->pulled;
 		bool was_on = p->phy_enabled;
+		struct cx3_impair impair = p->impair;
 
 		memset(p, 0, sizeof(*p));
+		p->impair = impair;
 		p->num = i + 1;
 		p->cable = cable;
 		p->auto_lid = auto_lid;

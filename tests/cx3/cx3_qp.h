@@ -20,6 +20,27 @@ enum {
 	CX3_ST_MLX = 7,
 };
 
+/* One RC request from its first transmission to its completion */
+struct cx3_rc_msg {
+	uint32_t wqe;			/* SQ counter of its WQE */
+	uint32_t psn;			/* its first PSN */
+	uint32_t npsn;			/* its PSNs: packets, or READ responses */
+	uint32_t done;			/* of those: ACKed, or responses taken */
+	uint32_t len;			/* bytes (READ: asked for) */
+	uint8_t opcode;			/* the WQE's */
+	uint8_t syndrome;		/* a local error: completes with it */
+	bool signaled;
+	bool answered;			/* atomic: its response arrived */
+};
+
+/* An executed atomic's original value, for a duplicate of its request */
+#define CX3_ATOMIC_REPLAY	16	/* the responder's max outstanding */
+struct cx3_atomic_replay {
+	bool valid;
+	uint32_t psn;
+	uint8_t orig[8];
+};
+
 struct cx3_wq {
 	uint32_t off;		/* in the QP buffer */
 	uint32_t cnt;		/* WQEs, a power of two; 0 = none */
@@ -42,23 +63,34 @@ struct cx3_qp {
 	struct cx3_wq sq, rq;
 	uint8_t ctx[CX3_QPC_SIZE];	/* the latched context */
 
-	/* RC/UC requester and responder state */
-	uint32_t sq_psn;		/* next PSN to send */
+	/* UC and RC requester */
+	uint32_t sq_psn;		/* PSN of the next new request */
 	uint32_t msn;			/* responder's message count */
-	bool inflight;			/* RC: WQE sq.cons awaits its response */
-	uint32_t inflight_pkts;		/* PSNs the in-flight request uses */
-	uint32_t inflight_rcvd;		/* READ response packets taken so far */
-	uint64_t read_off;		/* RDMA READ data received so far */
+	/* RC requester (cx3_rc.c): the requests between first send and ACK */
+	struct cx3_rc_msg *win;		/* a ring of sq.cnt entries */
+	uint32_t win_head, win_cnt;
+	uint32_t tx_idx, tx_pkt;	/* next to (re)send: window index, packet */
+	uint32_t sq_next;		/* SQ counter of the next WQE to start */
+	uint32_t rd_atomic;		/* READs and atomics in the window */
+	uint64_t ack_at;		/* local ACK timer; 0 = not running */
+	uint64_t rnr_at;		/* resend time after an RNR NAK; 0 = none */
+	bool resp_gap;			/* READ responses lost: resent, waiting */
+	bool tx_error;			/* a WQE failed locally: start no more */
+	bool drain_event;		/* SQD: SQ_DRAINED once the window empties */
 	/* RC responder: PSN checking (IBA 9.7.5.1) */
 	uint32_t epsn;			/* expected PSN of the next request */
 	bool nak_sent;			/* a sequence or RNR NAK is outstanding */
-	bool atomic_saved;		/* the last atomic's result, for a duplicate */
-	uint32_t atomic_psn;
-	uint8_t atomic_orig[8];
+	/* the original values of the last atomics, for their duplicates */
+	struct cx3_atomic_replay replay[CX3_ATOMIC_REPLAY];
+	uint32_t replay_next;
+	/* UC responder: a message lost a packet, drop it up to its end */
+	bool uc_drop;
+	bool uc_reuse;			/* resp_wqe serves the next SEND */
 	/* counted, not logged one by one; reported when the QP goes away */
 	uint32_t dup_requests;		/* duplicates answered, not executed */
 	uint32_t seq_naks;		/* PSN sequence error NAKs sent */
 	uint32_t stale_responses;	/* requester: responses for no request */
+	uint32_t go_backs;		/* requester: resends from a PSN */
 	/* responder: a SEND or RDMA WRITE spanning several packets */
 	bool resp_active;
 	uint8_t resp_op;		/* SEND or WRITE */
@@ -67,15 +99,14 @@ struct cx3_qp {
 	uint32_t resp_rkey;
 	void *resp_wqe;			/* SEND: the receive WQE (cx3_recv.c) */
 	uint8_t rnr_left;		/* RNR retries left (7 = forever) */
-	uint8_t retry_left;
-	uint64_t rnr_at;		/* resend time, ms */
+	uint8_t retry_left;		/* retries left after timeouts, NAKs */
 	bool comm_est;			/* first packet seen in RTR */
 	bool kicked;			/* queued on dev->kicks */
 
 	bool on_err_list;
 	struct cx3_qp *err_next;	/* dev->err_qps: QPs in ERR */
-	bool on_rnr_list;
-	struct cx3_qp *rnr_next;	/* dev->rnr_qps */
+	bool on_timer_list;
+	struct cx3_qp *timer_next;	/* dev->timer_qps */
 };
 
 int cx3_qp_port(const struct cx3_qp *qp);
@@ -86,9 +117,13 @@ void cx3_qp_to_error(struct cx3_dev *dev, struct cx3_qp *qp);
 
 void cx3_qp_kick(struct cx3_dev *dev, struct cx3_qp *qp);
 struct cx3_qp *cx3_qp_by_wire(struct cx3_dev *dev, int port, uint32_t qpn);
-void cx3_qp_rnr_wait(struct cx3_dev *dev, struct cx3_qp *qp, bool on);
+void cx3_qp_timer(struct cx3_dev *dev, struct cx3_qp *qp, bool on);
 uint64_t cx3_qp_ack_timeout_ms(const struct cx3_qp *qp);
+
+/* cx3_rc.c: the RC requester */
 void cx3_rc_timers(struct cx3_dev *dev);
+void cx3_rc_start(struct cx3_dev *dev, struct cx3_qp *qp);
+void cx3_rc_reset(struct cx3_dev *dev, struct cx3_qp *qp);
 
 /* Context fields the engines use */
 static inline uint32_t cx3_qp_remote_qpn(const struct cx3_qp *qp)

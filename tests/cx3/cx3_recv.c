@@ -100,6 +100,22 @@ static int take_rwqe(struct cx3_dev *dev, struct cx3_qp *qp, struct rwqe *w)
 }
 
 /*
+ * The receive WQE of a new SEND: a UC SEND that lost a packet leaves its
+ * WQE, taken but not completed, for the next (uc_sequence).
+ */
+static int take_send_wqe(struct cx3_dev *dev, struct cx3_qp *qp,
+			 struct rwqe *w)
+{
+	if (qp->uc_reuse && qp->resp_wqe) {
+		qp->uc_reuse = false;
+		if (w != qp->resp_wqe)
+			memcpy(w, qp->resp_wqe, sizeof(*w));
+		return 0;
+	}
+	return take_rwqe(dev, qp, w);
+}
+
+/*
  * Write len bytes of data into a list of data segments, after skipping
  * skip bytes of them.  Returns 0 or a CQE syndrome.
  */
@@ -363,6 +379,10 @@ static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 
 	if (qp->st == CX3_ST_UC)
 		return;		/* UC: the message is silently dropped */
+	if (nak == AETH_NAK_ACCESS)
+		dev->port[p->port - 1].diag.rq_rae++;
+	else
+		dev->port[p->port - 1].diag.rq_rire++;
 	respond(dev, qp, p, IB_OP_ACK, nak, NULL, 0);
 	cx3_put32(ev, 0, qp->qpn);
 	cx3_eq_post(dev, nak == AETH_NAK_ACCESS ? EVENT_WQ_ACCESS :
@@ -381,6 +401,7 @@ static void rnr_nak(struct cx3_dev *dev, struct cx3_qp *qp,
 {
 	if (qp->st != CX3_ST_RC)
 		return;
+	dev->port[p->port - 1].diag.rq_rnr++;
 	respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
 		((cx3_get32(qp->ctx, 0x94) >> 24) & 0x1f), NULL, 0);
 	qp->nak_sent = true;
@@ -465,8 +486,10 @@ static void rc_duplicate(struct cx3_dev *dev, struct cx3_qp *qp,
 			 const struct cx3_pkt *p)
 {
 	uint8_t op = p->opcode & 0x1f;
+	unsigned int i;
 
 	qp->dup_requests++;
+	dev->port[p->port - 1].diag.rq_dup++;
 	if (dev->trace)
 		cx3_log(dev, "QP 0x%x: duplicate request op 0x%02x PSN %u (expected %u)",
 			qp->qpn, p->opcode, p->psn, qp->epsn);
@@ -483,14 +506,20 @@ static void rc_duplicate(struct cx3_dev *dev, struct cx3_qp *qp,
 	case IB_OP_CMP_SWAP:
 	case IB_OP_FETCH_ADD:
 		/*
-		 * The model keeps the result of the last atomic only (a real
-		 * card keeps as many as it accepts outstanding); our requester
-		 * has one message in flight, so a duplicate is always of the
-		 * last one.  Guess: any older one is dropped unanswered.
+		 * Answered from the replay record of the last atomics (as
+		 * many as a requester may have outstanding); guess: one older
+		 * than those is dropped unanswered, and its requester times
+		 * out.
 		 */
-		if (qp->atomic_saved && p->psn == qp->atomic_psn)
-			respond_psn(dev, qp, p, p->psn, IB_OP_ATOMIC_ACK, true, 0,
-				    qp->atomic_orig, 8);
+		for (i = 0; i < CX3_ATOMIC_REPLAY; i++) {
+			const struct cx3_atomic_replay *r = &qp->replay[i];
+
+			if (r->valid && r->psn == p->psn) {
+				respond_psn(dev, qp, p, p->psn, IB_OP_ATOMIC_ACK,
+					    true, 0, r->orig, 8);
+				return;
+			}
+		}
 		return;
 	default:
 		/*
@@ -529,12 +558,44 @@ static bool rc_sequence(struct cx3_dev *dev, struct cx3_qp *qp,
 		return false;
 	qp->nak_sent = true;
 	qp->seq_naks++;
+	dev->port[p->port - 1].diag.rq_oos++;
 	if (dev->trace)
 		cx3_log(dev, "QP 0x%x: request PSN %u, expected %u: sequence NAK",
 			qp->qpn, p->psn, qp->epsn);
 	respond_psn(dev, qp, p, qp->epsn, IB_OP_ACK, true, AETH_NAK_PSN_SEQ,
 		    NULL, 0);
 	return false;
+}
+
+static bool first_of_message(uint8_t op)
+{
+	return op == IB_OP_SEND_FIRST || op == IB_OP_SEND_ONLY ||
+	       op == IB_OP_SEND_ONLY_IMM || op == IB_OP_WRITE_FIRST ||
+	       op == IB_OP_WRITE_ONLY || op == IB_OP_WRITE_ONLY_IMM;
+}
+
+/*
+ * The PSN check of a UC responder (IBA 9.8.3): nothing is resent, so a gap
+ * loses the message it falls in.  The packets of that message are dropped
+ * up to the start of the next one; a SEND's receive WQE, already taken,
+ * serves the next SEND (the requester never learns; no completion).
+ */
+static bool uc_sequence(struct cx3_qp *qp, const struct cx3_pkt *p)
+{
+	uint8_t op = p->opcode & 0x1f;
+
+	if (p->psn != qp->epsn) {
+		qp->seq_naks++;		/* counted, as the RC ones are */
+		if (qp->resp_active) {
+			qp->resp_active = false;
+			qp->uc_reuse = qp->resp_op == IB_OP_SEND_FIRST;
+		}
+		qp->uc_drop = !first_of_message(op);
+	} else if (qp->uc_drop && first_of_message(op)) {
+		qp->uc_drop = false;
+	}
+	qp->epsn = (p->psn + 1) & IB_PSN_MASK;
+	return !qp->uc_drop;
 }
 
 static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
@@ -546,6 +607,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	size_t len = p->payload_len;
 	uint64_t va, a, b, cur;
 	uint32_t rkey, dmalen;
+	struct cx3_atomic_replay *r;
 	struct rwqe w;
 	int syn;
 
@@ -554,8 +616,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		cx3_put32(ev, 0, qp->qpn);
 		cx3_eq_post(dev, EVENT_COMM_EST, 0, ev);
 	}
-	/* UC has no duplicates to answer: it does not check PSNs (yet) */
-	if (rc && !rc_sequence(dev, qp, p))
+	if (rc ? !rc_sequence(dev, qp, p) : !uc_sequence(qp, p))
 		return;
 	switch (op) {
 	case IB_OP_SEND_ONLY:
@@ -566,7 +627,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			if (!immp)
 				return;
 		}
-		if (take_rwqe(dev, qp, &w)) {
+		if (take_send_wqe(dev, qp, &w)) {
 			rnr_nak(dev, qp, p);
 			return;
 		}
@@ -617,7 +678,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			qp->resp_wqe = malloc(sizeof(struct rwqe));
 		if (!qp->resp_wqe)
 			return;
-		if (take_rwqe(dev, qp, qp->resp_wqe)) {
+		if (take_send_wqe(dev, qp, qp->resp_wqe)) {
 			rnr_nak(dev, qp, p);
 			return;
 		}
@@ -732,9 +793,10 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			cx3_put64(val, 0, cur == b ? a : cur);
 		cx3_mr_rw(dev, rkey, qp->pd, va, val, 8, CX3_ACC_ATOMIC, true);
 		/* the original value answers this request and its duplicates */
-		memcpy(qp->atomic_orig, old, 8);
-		qp->atomic_psn = p->psn;
-		qp->atomic_saved = true;
+		r = &qp->replay[qp->replay_next++ % CX3_ATOMIC_REPLAY];
+		memcpy(r->orig, old, 8);
+		r->psn = p->psn;
+		r->valid = true;
 		accept_psn(qp, p, 1);
 		respond(dev, qp, p, IB_OP_ATOMIC_ACK, 0, old, 8);
 		return;
