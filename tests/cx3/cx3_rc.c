@@ -243,8 +243,7 @@ static bool use_retry(struct cx3_dev *dev, struct cx3_qp *qp)
 		fail_head(dev, qp, SYN_RETRY_EXC);
 		return false;
 	}
-	if (qp->retry_left != 7)
-		qp->retry_left--;
+	qp->retry_left--;	/* (7 is seven: only the RNR count has "forever") */
 	return true;
 }
 

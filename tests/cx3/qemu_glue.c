@@ -16,6 +16,14 @@
  * until the driver resets the card (see cx3_dead in cx3.h).
  * auto-lidN is a test-bed shortcut no real card has: port N goes ACTIVE
  * with that LID as soon as its link is up, as if an SM had configured it.
+ *
+ * The cable's impairments (cx3_cable.c), for the packets leaving port N,
+ * settable on the command line and at run time (qom-set):
+ *   lossN=PPM	drop that many packets per million, at random
+ *   dropN=N	drop the next N packets
+ *   corruptN=PPM	flip a bit of that many per million (a bad ICRC)
+ *   delayN=MS	deliver each packet that much later
+ *   seed=N	the random choices' seed (logged, so a run can be replayed)
  */
 #include "qemu/osdep.h"
 #include "qemu/module.h"
@@ -55,6 +63,8 @@ struct CX3State {
 	struct cx3_wire wire[CX3_NUM_PORTS];
 
 	/* properties */
+	uint64_t seed;			/* the cable impairments' */
+	bool realized_once;		/* log run-time property changes */
 	uint64_t node_guid;
 	bool loopback;
 	bool trace;
@@ -292,6 +302,7 @@ static void cx3_realize(PCIDevice *pdev, Error **errp)
 {
 	CX3State *s = CX3(pdev);
 	enum cx3_cable cable[CX3_NUM_PORTS];
+	struct cx3_impair impair[CX3_NUM_PORTS];
 	struct cx3_host host = {
 		.opaque = s,
 		.dma_read = cx3_dma_read,
@@ -339,10 +350,27 @@ static void cx3_realize(PCIDevice *pdev, Error **errp)
 		msix_vector_use(pdev, i);
 
 	s->poll_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, cx3_poll_timer, s);
+	/* the command line's impairments were set before the model existed */
+	for (i = 0; i < CX3_NUM_PORTS; i++)
+		impair[i] = s->dev.port[i].impair;
 	cx3_init(&s->dev, &host, s->node_guid, cable);
 	s->dev.trace = s->trace;
-	for (i = 0; i < CX3_NUM_PORTS; i++)
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		s->dev.port[i].auto_lid = s->auto_lid[i];
+		s->dev.port[i].impair = impair[i];
+	}
+	cx3_cable_seed(&s->dev, s->seed);
+	s->realized_once = true;
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
+		struct cx3_impair *im = &impair[i];
+
+		if (im->loss_ppm || im->drop_next || im->corrupt_ppm ||
+		    im->delay_ms)
+			cx3_log(&s->dev, "cable of port %d: loss %u ppm, drop next %u, corrupt %u ppm, delay %u ms, seed %llu",
+				i + 1, im->loss_ppm, im->drop_next,
+				im->corrupt_ppm, im->delay_ms,
+				(unsigned long long)s->seed);
+	}
 
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		s->wire[i].s = s;
@@ -370,6 +398,15 @@ static void cx3_exit(PCIDevice *pdev)
 	for (i = 0; i < CX3_NUM_PORTS; i++)
 		qemu_chr_fe_deinit(&s->wire[i].chr, false);
 	timer_free(s->poll_timer);
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
+		struct cx3_impair *im = &s->dev.port[i].impair;
+
+		if (im->dropped || im->corrupted || im->delayed)
+			cx3_log(&s->dev, "cable of port %d: %llu packets dropped, %llu corrupted, %llu delayed",
+				i + 1, (unsigned long long)im->dropped,
+				(unsigned long long)im->corrupted,
+				(unsigned long long)im->delayed);
+	}
 	cx3_log_live(&s->dev, "at exit");
 	cx3_fini(&s->dev);
 	msix_uninit(pdev, &s->bar0, &s->bar0);
@@ -409,6 +446,97 @@ static void cx3_set_link2(Object *obj, bool on, Error **errp)
 }
 
 /*
+ * The cable's impairments: lossN, dropN, corruptN, delayN (port N's
+ * outgoing packets) and seed, as uint32/uint64 properties.
+ */
+enum cx3_impair_field { IMP_LOSS, IMP_DROP, IMP_CORRUPT, IMP_DELAY };
+
+struct cx3_impair_prop {
+	const char *name;
+	int port;
+	enum cx3_impair_field field;
+};
+
+static const struct cx3_impair_prop cx3_impair_props[] = {
+	{ "loss1", 1, IMP_LOSS }, { "loss2", 2, IMP_LOSS },
+	{ "drop1", 1, IMP_DROP }, { "drop2", 2, IMP_DROP },
+	{ "corrupt1", 1, IMP_CORRUPT }, { "corrupt2", 2, IMP_CORRUPT },
+	{ "delay1", 1, IMP_DELAY }, { "delay2", 2, IMP_DELAY },
+};
+
+static uint32_t *cx3_impair_field(CX3State *s, const struct cx3_impair_prop *p)
+{
+	struct cx3_impair *im = &s->dev.port[p->port - 1].impair;
+
+	switch (p->field) {
+	case IMP_LOSS:
+		return &im->loss_ppm;
+	case IMP_DROP:
+		return &im->drop_next;
+	case IMP_CORRUPT:
+		return &im->corrupt_ppm;
+	default:
+		return &im->delay_ms;
+	}
+}
+
+static void cx3_get_impair(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	uint32_t val = *cx3_impair_field(CX3(obj), opaque);
+
+	visit_type_uint32(v, name, &val, errp);
+}
+
+static void cx3_set_impair(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	const struct cx3_impair_prop *p = opaque;
+	CX3State *s = CX3(obj);
+	uint32_t val;
+
+	if (!visit_type_uint32(v, name, &val, errp))
+		return;
+	if ((p->field == IMP_LOSS || p->field == IMP_CORRUPT) && val > 1000000) {
+		error_setg(errp, "cx3: %s is in parts per million (0..1000000)",
+			   name);
+		return;
+	}
+	if (p->field == IMP_DELAY && val > 10000) {
+		error_setg(errp, "cx3: %s is at most 10000 ms", name);
+		return;
+	}
+	*cx3_impair_field(s, p) = val;
+	if (s->realized_once) {
+		cx3_log(&s->dev, "cable of port %d: %s = %u (seed %llu)", p->port,
+			name, val, (unsigned long long)s->seed);
+		cx3_poll_arm(s);
+	}
+}
+
+static void cx3_get_seed(Object *obj, Visitor *v, const char *name,
+			 void *opaque, Error **errp)
+{
+	uint64_t val = CX3(obj)->seed;
+
+	visit_type_uint64(v, name, &val, errp);
+}
+
+static void cx3_set_seed(Object *obj, Visitor *v, const char *name,
+			 void *opaque, Error **errp)
+{
+	CX3State *s = CX3(obj);
+	uint64_t val;
+
+	if (!visit_type_uint64(v, name, &val, errp))
+		return;
+	s->seed = val;
+	cx3_cable_seed(&s->dev, val);
+	if (s->realized_once)
+		cx3_log(&s->dev, "cable seed %llu", (unsigned long long)val);
+}
+
+/*
  * Run-time internal error: qom-set <device> catas SYNDROME.  Reads the
  * first dword of the catastrophic-error buffer (0: the card is healthy).
  */
@@ -437,10 +565,18 @@ static void cx3_set_catas(Object *obj, Visitor *v, const char *name,
 
 static void cx3_instance_init(Object *obj)
 {
+	size_t i;
+
 	object_property_add_bool(obj, "link1", cx3_get_link1, cx3_set_link1);
 	object_property_add_bool(obj, "link2", cx3_get_link2, cx3_set_link2);
 	object_property_add(obj, "catas", "uint32", cx3_get_catas,
 			    cx3_set_catas, NULL, NULL);
+	for (i = 0; i < ARRAY_SIZE(cx3_impair_props); i++)
+		object_property_add(obj, cx3_impair_props[i].name, "uint32",
+				    cx3_get_impair, cx3_set_impair, NULL,
+				    (void *)&cx3_impair_props[i]);
+	object_property_add(obj, "seed", "uint64", cx3_get_seed, cx3_set_seed,
+			    NULL, NULL);
 }
 
 static void cx3_qdev_reset(DeviceState *d)

@@ -297,35 +297,37 @@ static void test_atomics(void)
 	      "A completes both with the original values (%u)", n);
 }
 
-static void test_retry_exceeded(void)
+static void test_retry_exceeded(unsigned int retry)
 {
 	struct seen c[16];
-	unsigned int sent = 0, n, ms;
+	unsigned int sent = 0, n, ms, tries = retry + 1;
 	uint64_t t0;
 
-	check(pair(), "retry exceeded: the pair reset");
+	rc_retry = retry;
+	check(pair(), "retry count %u: the pair reset", retry);
+	rc_retry = 3;
 	fill(SLOT(0), 16, 1);
 	post_send(0, 16);
 	post_send(1, 16);
 	t0 = fake_now;
-	for (ms = 0; ms < 2000 && qa->state == 3; ms++) {
+	for (ms = 0; ms < 5000 && qa->state == 3; ms++) {
 		while (wire_take(1, &f[0]))
 			sent++;
 		fake_now++;
 		cx3_poll(&dev);
 	}
 	n = cq_drain(c, 16);
-	check(sent == 8 && qa->state == 6,
-	      "a peer that never answers: each SEND sent once and 3 retries (%u), then ERR",
-	      sent);
-	check(fake_now - t0 >= 4 * 67 && fake_now - t0 <= 4 * 67 + 4,
-	      "after 4 ACK timeouts of 67 ms (%llu ms)",
+	check(sent == 2 * tries && qa->state == 6,
+	      "a peer that never answers: each SEND sent once and %u times again (%u packets), then ERR",
+	      retry, sent);
+	check(fake_now - t0 >= tries * 67 && fake_now - t0 <= tries * 67 + 4,
+	      "after %u ACK timeouts of 67 ms (%llu ms)", tries,
 	      (unsigned long long)(fake_now - t0));
 	check(n == 2 && c[0].opcode == 0x1e && c[0].syndrome == SYN_RETRY_EXC &&
 	      c[0].wqe == 0 && c[1].syndrome == SYN_FLUSH && c[1].wqe == 1,
 	      "the oldest completes with retry exceeded, the next is flushed");
-	check(dev.port[0].diag.sq_to == 4 && dev.port[0].diag.sq_tree == 1,
-	      "DIAG counters: 4 timeouts, 1 retry exceeded");
+	check(dev.port[0].diag.sq_to == tries && dev.port[0].diag.sq_tree == 1,
+	      "DIAG counters: %u timeouts, 1 retry exceeded", tries);
 }
 
 static void test_rnr_exceeded(void)
@@ -553,7 +555,8 @@ int main(void)
 	test_go_back();
 	test_reads();
 	test_atomics();
-	test_retry_exceeded();
+	test_retry_exceeded(3);
+	test_retry_exceeded(7);	/* seven, not forever (as the RNR count's 7) */
 	test_rnr_exceeded();
 	test_diag();
 	test_cable();

@@ -72,6 +72,23 @@ cable() {
 	return 1
 }
 
+# cx3_set NAME VALUE: have the harness set a property of this node's card at
+# run time: a cable impairment of port N's outgoing packets (lossN and
+# corruptN in parts per million, dropN packets, delayN ms) or the seed
+# (tests/cx3/qemu_glue.c)
+cx3_set() {
+	rm -f /vmout/qom-done
+	echo "$1 $2" >/vmout/qom.tmp && mv /vmout/qom.tmp /vmout/qom
+	for _ in $(seq 150); do
+		[ -e /vmout/qom-done ] && { rm -f /vmout/qom-done; return 0; }
+		sleep 0.2
+	done
+	return 1
+}
+
+# hwc NAME: a transport counter of mlx4_0 (hw_counters, DIAG_RPRT), or "?"
+hwc() { cat "/sys/class/infiniband/mlx4_0/hw_counters/$1" 2>/dev/null || echo "?"; }
+
 # wait_for SECONDS CMD...: poll until CMD succeeds
 wait_for() {
 	local end=$((SECONDS + $1))
