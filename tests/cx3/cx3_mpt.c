@@ -5,6 +5,12 @@
  * software-owned (re-registration) and hand it back with SYNC_TPT.  The
  * model keeps a parsed copy of every hardware-owned entry for the key, PD,
  * access and bounds checks of the data path.
+ *
+ * The top nibble of an entry's first byte is its status: 0xf software
+ * owns it (what mlx4_core sends in SW2HW_MPT for a region, and what
+ * HW2SW_MPT leaves in ICM), 0x0 hardware owns a valid entry, 0x3 hardware
+ * owns it in the free state: a fast-register MR (ib_alloc_mr) that no
+ * FAST_REG work request has registered yet, which gives no access.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +21,16 @@
 
 #define MPT_STATUS_SW		0xf0
 #define MPT_STATUS_HW		0x00
+#define MPT_STATE_SW		0xf	/* the status nibble (byte 0, bits 7:4) */
+#define MPT_STATE_HW		0x0
+#define MPT_STATE_FREE		0x3
 #define MPT_FLAG_PHYSICAL	(1u << 9)
 #define MPT_FLAG_REGION		(1u << 8)
 #define MPT_ACCESS_SHIFT	10
 
 struct cx3_mpt {
 	bool hw;		/* hardware-owned; otherwise awaiting SYNC_TPT */
+	bool free_state;	/* hardware-owned, not registered: no access */
 	uint32_t flags;
 	uint32_t key;		/* as the driver posts it in WQEs */
 	uint32_t pd;
@@ -44,7 +54,14 @@ static int mpt_parse(struct cx3_dev *dev, struct cx3_mpt *m, const uint8_t *e,
 		     uint32_t idx)
 {
 	uint32_t hwkey = cx3_get32(e, 0x08);
+	unsigned int state = e[0] >> 4;
 
+	if (state != MPT_STATE_SW && state != MPT_STATE_HW &&
+	    state != MPT_STATE_FREE) {
+		cx3_log(dev, "MPT 0x%x: status 0x%x", idx, state);
+		return -1;
+	}
+	m->free_state = state == MPT_STATE_FREE;
 	m->flags = cx3_get32(e, 0x00);
 	/* the entry holds the key rotated: (key << 24) | (key >> 8) */
 	m->key = hwkey << 8 | hwkey >> 24;
@@ -58,7 +75,8 @@ static int mpt_parse(struct cx3_dev *dev, struct cx3_mpt *m, const uint8_t *e,
 			m->key);
 		return -1;
 	}
-	if (!(m->flags & MPT_FLAG_PHYSICAL)) {
+	/* a free MR gets its translation from a FAST_REG work request */
+	if (!m->free_state && !(m->flags & MPT_FLAG_PHYSICAL)) {
 		if (m->buf.page_shift < 12 || m->buf.page_shift > 40) {
 			cx3_log(dev, "MPT 0x%x: page shift %u", idx,
 				m->buf.page_shift);
@@ -93,7 +111,8 @@ uint8_t cx3_cmd_sw2hw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	if (mpt_parse(dev, m, cmd->inbox, idx))
 		return CX3_STAT_BAD_PARAM;
 	memcpy(e, cmd->inbox, sizeof(e));
-	e[0] = MPT_STATUS_HW;
+	if (!m->free_state)
+		e[0] = MPT_STATUS_HW;
 	if (cx3_icm_write(dev, dmpt_va(dev, idx), e, sizeof(e)))
 		return CX3_STAT_ICM_ERROR;
 	m->hw = true;
@@ -137,7 +156,12 @@ uint8_t cx3_cmd_query_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 
 /*
  * SYNC_TPT: the driver edited software-owned entries in ICM and set their
- * status back to hardware; take them over again.
+ * status back to hardware; take them over again.  The command only makes
+ * the card drop what it cached of the table: it does not fail because of
+ * an entry.  Records of entries the driver freed are kept (HW2SW_MPT looks
+ * the same for a re-registration and a deregistration); if such an entry
+ * now reads hardware-owned but malformed (its ICM was unmapped and mapped
+ * again on zeroed pages), it is forgotten, and gives no access.
  */
 uint8_t cx3_cmd_sync_tpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 {
@@ -153,8 +177,13 @@ uint8_t cx3_cmd_sync_tpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		if (cx3_icm_read(dev, dmpt_va(dev, i), e, sizeof(e)) ||
 		    e[0] != MPT_STATUS_HW)
 			continue;
-		if (mpt_parse(dev, m, e, i))
-			return CX3_STAT_BAD_PARAM;
+		if (mpt_parse(dev, m, e, i)) {
+			cx3_log(dev, "SYNC_TPT: MPT 0x%x reads hardware-owned but malformed: left invalid",
+				i);
+			free(m);
+			dev->mpts[i] = NULL;
+			continue;
+		}
 		m->hw = true;
 		dev->live.mpt++;
 	}
@@ -190,7 +219,7 @@ int cx3_mr_rw(struct cx3_dev *dev, uint32_t key, uint32_t pd, uint64_t va,
 
 	if (dev->mpts)
 		m = dev->mpts[mpt_index(dev, key >> 8)];
-	if (!m || !m->hw || m->key != key)
+	if (!m || !m->hw || m->free_state || m->key != key)
 		return CX3_MR_BAD_KEY;
 	if (m->pd != pd)
 		return CX3_MR_BAD_PD;

@@ -46,7 +46,8 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 # 2. Packages: build tools, QEMU build dependencies, the guest's tools
-#    (rdma-core userspace, opensm, diags), busybox for the initramfs.
+#    (rdma-core userspace, rdma-core's Python tests with pyverbs, opensm,
+#    diags), busybox for the initramfs.
 pkgs=(
 	build-essential git bc flex bison pkg-config python3 python3-venv
 	ninja-build meson dpkg-dev fakeroot
@@ -54,6 +55,7 @@ pkgs=(
 	libfdt-dev libslirp-dev
 	busybox-static cpio kmod xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags
+	python3-pyverbs
 	opensm perftest iproute2 iputils-ping procps
 	sparse linux-source-6.1 dkms openssl libelf-dev libssl-dev
 	seabios qemu-system-data ipxe-qemu
