@@ -30,6 +30,7 @@ enum {
 #define EVENT_SRQ_LIMIT		0x14
 #define EVENT_WQ_INVAL_REQ	0x10
 #define EVENT_WQ_ACCESS		0x11
+#define EVENT_WQ_CATAS		0x05
 #define RWQE_MAX_SGE		64
 #define INVALID_LKEY		0x100
 
@@ -371,6 +372,17 @@ static void read_response(struct cx3_dev *dev, struct cx3_qp *qp,
 	}
 }
 
+/*
+ * The NAK for a receive WQE that could not take a SEND: a length error is
+ * an invalid request, a protection error in its buffers (a deregistered or
+ * re-registered MR) a remote operational error (as the in-tree stack and
+ * rdma-core's re-registration tests see a ConnectX-3 answer).
+ */
+static uint8_t receive_nak(int syn)
+{
+	return syn == SYN_LOCAL_PROT ? AETH_NAK_OP_ERR : AETH_NAK_INV_REQ;
+}
+
 /* A responder error: NAK (RC), the QP to ERR, the affiliated event. */
 static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 			    const struct cx3_pkt *p, uint8_t nak)
@@ -381,12 +393,13 @@ static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;		/* UC: the message is silently dropped */
 	if (nak == AETH_NAK_ACCESS)
 		dev->port[p->port - 1].diag.rq_rae++;
-	else
+	else if (nak == AETH_NAK_INV_REQ)
 		dev->port[p->port - 1].diag.rq_rire++;
 	respond(dev, qp, p, IB_OP_ACK, nak, NULL, 0);
 	cx3_put32(ev, 0, qp->qpn);
 	cx3_eq_post(dev, nak == AETH_NAK_ACCESS ? EVENT_WQ_ACCESS :
-			 EVENT_WQ_INVAL_REQ, 0, ev);
+			 nak == AETH_NAK_INV_REQ ? EVENT_WQ_INVAL_REQ :
+			 EVENT_WQ_CATAS, 0, ev);
 	cx3_qp_to_error(dev, qp);
 }
 
@@ -636,7 +649,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			 (uint32_t)len, immp, cx3_qp_remote_qpn(qp), 0,
 			 (uint8_t)syn);
 		if (syn) {
-			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			responder_error(dev, qp, p, receive_nak(syn));
 			return;
 		}
 		break;
@@ -710,7 +723,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 				 cx3_qp_remote_qpn(qp), 0, (uint8_t)syn);
 		}
 		if (syn) {
-			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
+			responder_error(dev, qp, p, receive_nak(syn));
 			return;
 		}
 		if (op != IB_OP_SEND_LAST && op != IB_OP_SEND_LAST_IMM) {
