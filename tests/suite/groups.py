@@ -203,6 +203,14 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
         g.item(("2node-" if k == "6.1" else "2node-6.12-") + s, inbox(k, nodes=2),
                "%s/%s.sh" % (TB, s), timeout=t, tier=tier)
 
+g = group("lossy", "RC across a cable losing 1% and 10%, corrupting 1%; a dead peer's retry-exceeded (in-tree stack)")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("lossy-" + k, inbox(k, sm=False, cx3_opts="auto-lid1=1,auto-lid2=2"), TB + "/lossy.sh",
+           timeout=900, tier=tier)
+
+g = group("rdmacore", "rdma-core's own test suite (python3-pyverbs) on the model (in-tree stack)")
+g.item("rdmacore-6.1", inbox(), TB + "/rdmacore-tests.sh", timeout=900)
+
 # --- our stack, compared with the in-tree one -----------------------------------------
 g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
