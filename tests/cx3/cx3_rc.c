@@ -255,6 +255,20 @@ static void progress(struct cx3_qp *qp)
 	qp->resp_gap = false;
 }
 
+/* The first PSN not yet acknowledged (sq_psn if nothing is in flight). */
+static uint32_t first_unacked(struct cx3_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < qp->win_cnt; i++) {
+		struct cx3_rc_msg *m = msg_at(qp, i);
+
+		if (m->npsn && !msg_complete(m))
+			return msg_resume_psn(m);
+	}
+	return qp->sq_psn;
+}
+
 /* READ responses or an atomic response went missing: ask again, once. */
 static void lost_responses(struct cx3_dev *dev, struct cx3_qp *qp, int k)
 {
@@ -435,8 +449,12 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		 * everything before it arrived.  Earlier READs or atomics
 		 * still short of responses go back with the rest.
 		 */
+		base = first_unacked(qp);
 		ack_before(qp, p->psn);
 		diag(dev, qp)->sq_oos++;
+		/* what it acknowledges is progress: the counts come back */
+		if (first_unacked(qp) != base)
+			progress(qp);
 		retire(dev, qp);
 		if (qp->state != CX3_QPS_RTS && qp->state != CX3_QPS_SQD)
 			return;
