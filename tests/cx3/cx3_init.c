@@ -5,6 +5,7 @@
  * QUERY_ADAPTER, MOD_STAT_CFG, NOP) and the capabilities the card reports.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cx3.h"
@@ -343,6 +344,26 @@ uint8_t cx3_cmd_nop(struct cx3_dev *dev, struct cx3_cmd *cmd)
  * DIAG_RPRT op_mod 2: the transport and CI error counters (u32s at fixed
  * offsets, up to 0x1a0).  The model has no transport errors to count yet.
  */
+/* DIAG_RPRT's report: where each counter sits (mlx4_ib's offsets) */
+static const struct {
+	uint16_t off;
+	size_t field;		/* in struct cx3_diag_counters */
+} diag_layout[] = {
+	{ 0x044, offsetof(struct cx3_diag_counters, sq_rire) },
+	{ 0x048, offsetof(struct cx3_diag_counters, rq_rire) },
+	{ 0x04c, offsetof(struct cx3_diag_counters, sq_rae) },
+	{ 0x050, offsetof(struct cx3_diag_counters, rq_rae) },
+	{ 0x054, offsetof(struct cx3_diag_counters, sq_roe) },
+	{ 0x05c, offsetof(struct cx3_diag_counters, sq_tree) },
+	{ 0x064, offsetof(struct cx3_diag_counters, sq_rree) },
+	{ 0x068, offsetof(struct cx3_diag_counters, rq_rnr) },
+	{ 0x06c, offsetof(struct cx3_diag_counters, sq_rnr) },
+	{ 0x100, offsetof(struct cx3_diag_counters, rq_oos) },
+	{ 0x104, offsetof(struct cx3_diag_counters, sq_oos) },
+	{ 0x130, offsetof(struct cx3_diag_counters, rq_dup) },
+	{ 0x134, offsetof(struct cx3_diag_counters, sq_to) },
+};
+
 /*
  * DIAG_RPRT, "transport and CI errors" (op_mod 2): the counts of one port
  * (in_mod 1 or 2) or of the whole card (0), at the offsets mlx4_ib reads.
@@ -350,47 +371,27 @@ uint8_t cx3_cmd_nop(struct cx3_dev *dev, struct cx3_cmd *cmd)
  */
 uint8_t cx3_cmd_diag_rprt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 {
-	struct cx3_diag_counters sum = { 0 };
 	uint8_t *o = cmd->outbox;
+	uint32_t v;
+	size_t k;
 	int i;
 
 	if (cmd->op_mod != 2)
 		return CX3_STAT_BAD_OP;
 	if (cmd->in_mod > CX3_NUM_PORTS)
 		return CX3_STAT_BAD_PARAM;
+	memset(o, 0, 0x400);
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
-		const struct cx3_diag_counters *d = &dev->port[i].diag;
+		const uint8_t *d = (const uint8_t *)&dev->port[i].diag;
 
 		if (cmd->in_mod && cmd->in_mod != (uint32_t)i + 1)
 			continue;
-		sum.rq_oos += d->rq_oos;
-		sum.sq_oos += d->sq_oos;
-		sum.rq_rnr += d->rq_rnr;
-		sum.sq_rnr += d->sq_rnr;
-		sum.rq_dup += d->rq_dup;
-		sum.sq_to += d->sq_to;
-		sum.sq_tree += d->sq_tree;
-		sum.sq_rree += d->sq_rree;
-		sum.rq_rire += d->rq_rire;
-		sum.sq_rire += d->sq_rire;
-		sum.rq_rae += d->rq_rae;
-		sum.sq_rae += d->sq_rae;
-		sum.sq_roe += d->sq_roe;
+		for (k = 0; k < sizeof(diag_layout) / sizeof(diag_layout[0]); k++) {
+			memcpy(&v, d + diag_layout[k].field, sizeof(v));
+			cx3_put32(o, diag_layout[k].off,
+				  cx3_get32(o, diag_layout[k].off) + v);
+		}
 	}
-	memset(o, 0, 0x400);
-	cx3_put32(o, 0x44, sum.sq_rire);
-	cx3_put32(o, 0x48, sum.rq_rire);
-	cx3_put32(o, 0x4c, sum.sq_rae);
-	cx3_put32(o, 0x50, sum.rq_rae);
-	cx3_put32(o, 0x54, sum.sq_roe);
-	cx3_put32(o, 0x5c, sum.sq_tree);
-	cx3_put32(o, 0x64, sum.sq_rree);
-	cx3_put32(o, 0x68, sum.rq_rnr);
-	cx3_put32(o, 0x6c, sum.sq_rnr);
-	cx3_put32(o, 0x100, sum.rq_oos);
-	cx3_put32(o, 0x104, sum.sq_oos);
-	cx3_put32(o, 0x130, sum.rq_dup);
-	cx3_put32(o, 0x134, sum.sq_to);
 	cmd->out_len = 0x400;
 	return CX3_STAT_OK;
 }

@@ -30,7 +30,6 @@ struct cx3_rc_msg {
 	uint8_t opcode;			/* the WQE's */
 	uint8_t syndrome;		/* a local error: completes with it */
 	bool signaled;
-	bool answered;			/* atomic: its response arrived */
 };
 
 /* An executed atomic's original value, for a duplicate of its request */
@@ -124,6 +123,8 @@ uint64_t cx3_qp_ack_timeout_ms(const struct cx3_qp *qp);
 void cx3_rc_timers(struct cx3_dev *dev);
 void cx3_rc_start(struct cx3_dev *dev, struct cx3_qp *qp);
 void cx3_rc_reset(struct cx3_dev *dev, struct cx3_qp *qp);
+void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const struct cx3_pkt *p);
 
 /* Context fields the engines use */
 static inline uint32_t cx3_qp_remote_qpn(const struct cx3_qp *qp)
@@ -146,8 +147,6 @@ static inline uint8_t cx3_qp_pkey_index(const struct cx3_qp *qp)
 
 /* cx3_send.c: the send engine, run from the pump */
 void cx3_qp_execute(struct cx3_dev *dev, struct cx3_qp *qp);
-void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
-		     const struct cx3_pkt *p);
 size_t cx3_build_headers(struct cx3_dev *dev, struct cx3_qp *qp, int port,
 			 uint16_t dlid, const uint8_t *dgid, bool grh,
 			 uint8_t sl, uint8_t opcode, bool se, uint32_t dqpn,

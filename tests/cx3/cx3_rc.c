@@ -53,15 +53,16 @@ static bool wants_response(const struct cx3_rc_msg *m)
 	return m->opcode == WQE_RDMA_READ || is_atomic(m);
 }
 
+/* done counts an atomic's response too: its one PSN */
 static bool msg_complete(const struct cx3_rc_msg *m)
 {
-	return is_atomic(m) ? m->answered : m->done >= m->npsn;
+	return m->done >= m->npsn;
 }
 
 /* The first PSN of the request not yet acknowledged in m */
 static uint32_t msg_resume_psn(const struct cx3_rc_msg *m)
 {
-	return (m->psn + (is_atomic(m) ? 0 : m->done)) & IB_PSN_MASK;
+	return (m->psn + m->done) & IB_PSN_MASK;
 }
 
 static struct cx3_diag_counters *diag(struct cx3_dev *dev, struct cx3_qp *qp)
@@ -79,15 +80,14 @@ static void timer_sync(struct cx3_dev *dev, struct cx3_qp *qp)
 	cx3_qp_timer(dev, qp, qp->ack_at || qp->rnr_at);
 }
 
-/* Is any transmitted request waiting for its acknowledgement? */
-static bool awaiting(struct cx3_qp *qp)
+/*
+ * Is any transmitted request waiting for its acknowledgement?  Called after
+ * retire(), which leaves an unacknowledged request at the head (or nothing):
+ * so, has anything been transmitted.
+ */
+static bool awaiting(const struct cx3_qp *qp)
 {
-	uint32_t i;
-
-	for (i = 0; i < qp->tx_idx && i < qp->win_cnt; i++)
-		if (msg_at(qp, i)->npsn && !msg_complete(msg_at(qp, i)))
-			return true;
-	return false;
+	return qp->tx_idx > 0 && qp->win_cnt > 0;
 }
 
 /* The local ACK timer runs while something sent is unacknowledged. */
@@ -360,7 +360,6 @@ static bool take_data(struct cx3_dev *dev, struct cx3_qp *qp, int k,
 		if (p->payload_len < IB_AETH_BYTES + IB_ATOMIC_ACK_BYTES)
 			return false;
 		err = atomic_data(dev, qp, m, p->payload + IB_AETH_BYTES);
-		m->answered = true;
 		m->done = 1;
 	} else {
 		err = read_data(dev, qp, m, p->payload + h, p->payload_len - h);
@@ -395,7 +394,7 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 {
 	uint8_t op = p->opcode & 0x1f, aeth;
 	bool moved = false;
-	uint32_t base;
+	uint32_t base, una;
 	int k, lost;
 
 	if ((qp->state != CX3_QPS_RTS && qp->state != CX3_QPS_SQD) || !qp->win)
@@ -449,11 +448,11 @@ void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		 * everything before it arrived.  Earlier READs or atomics
 		 * still short of responses go back with the rest.
 		 */
-		base = first_unacked(qp);
+		una = first_unacked(qp);
 		ack_before(qp, p->psn);
 		diag(dev, qp)->sq_oos++;
 		/* what it acknowledges is progress: the counts come back */
-		if (first_unacked(qp) != base)
+		if (first_unacked(qp) != una)
 			progress(qp);
 		retire(dev, qp);
 		if (qp->state != CX3_QPS_RTS && qp->state != CX3_QPS_SQD)
@@ -537,7 +536,7 @@ static void resend(struct cx3_dev *dev, struct cx3_qp *qp,
 	qp->tx_pkt = 0;
 	if (!m->npsn || m->syndrome || msg_complete(m))
 		return;
-	if (!is_atomic(m) && from < m->done && m->opcode == WQE_RDMA_READ)
+	if (m->opcode == WQE_RDMA_READ && from < m->done)
 		from = m->done;		/* the responses we have stay */
 	syn = cx3_wqe_read(dev, qp, m->wqe, w) ? SYN_LOCAL_LENGTH :
 	      cx3_send_request(dev, qp, w, m->psn, from, &npsn, &len);

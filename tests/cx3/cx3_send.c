@@ -480,6 +480,5 @@ void cx3_qp_execute(struct cx3_dev *dev, struct cx3_qp *qp)
 		if (syn)
 			send_error(dev, qp, w, (uint8_t)syn);
 	}
-	qp->sq_next = qp->sq.cons;
 	free(w);
 }

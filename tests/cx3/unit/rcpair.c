@@ -225,6 +225,31 @@ void rq_post(void)
 	cx3_put32(gp(QPB_DB), 0, b_rq & 0xffff);
 }
 
+/* Both QPs from RESET to RTS, with empty queues. */
+static bool qps_up(void)
+{
+	bool ok = true;
+	int i;
+
+	/* the driver stamps the SQ owner bits before RST2INIT */
+	for (i = 0; i < 8; i++) {
+		gp(QPA_BUF)[i * 64] = 0x80;
+		gp(QPB_BUF)[i * 64] = 0x80;
+	}
+	a_sq = 0;
+	b_rq = 0;
+	cx3_put32(gp(QPA_DB), 0, 0);
+	cx3_put32(gp(QPB_DB), 0, 0);
+	for (i = 0; i < 2; i++) {
+		uint32_t qpn = i ? QPB : QPA;
+
+		ok &= rc_qp_cmd(qpn, 0x019, 1) == 0 &&
+		      rc_qp_cmd(qpn, 0x01a, 2) == 0 &&
+		      rc_qp_cmd(qpn, 0x01b, 3) == 0;
+	}
+	return ok;
+}
+
 bool rc_setup(void)
 {
 	uint8_t *m = gp(MBOX);
@@ -262,21 +287,7 @@ bool rc_setup(void)
 	cx3_put32(m, 0x38, 12);
 	ok &= cmd(MBOX, RC_MPT, 0x00d, 0) == 0;
 
-	/* the driver stamps the SQ owner bits before RST2INIT */
-	for (i = 0; i < 8; i++) {
-		gp(QPA_BUF)[i * 64] = 0x80;
-		gp(QPB_BUF)[i * 64] = 0x80;
-	}
-	cx3_put32(gp(QPA_DB), 0, 0);
-	cx3_put32(gp(QPB_DB), 0, 0);
-	for (i = 0; i < 2; i++) {
-		uint32_t qpn = i ? QPB : QPA;
-
-		ok &= rc_qp_cmd(qpn, 0x019, 1) == 0 &&
-		      rc_qp_cmd(qpn, 0x01a, 2) == 0 &&
-		      rc_qp_cmd(qpn, 0x01b, 3) == 0;
-	}
-	return ok;
+	return ok && qps_up();
 }
 
 /* Take the n packets of a message from port 1: opcodes op0.., PSNs psn.. */
@@ -295,26 +306,11 @@ bool take_msg(struct wire_pkt *f, unsigned int n, uint8_t op0,
 bool pair_reset(void)
 {
 	struct seen c[64];
-	bool ok = true;
-	int i;
+	bool ok;
 
 	nwire = 0;
-	ok &= rc_qp_cmd(QPA, 0x021, 0) == 0 && rc_qp_cmd(QPB, 0x021, 0) == 0;
-	for (i = 0; i < 8; i++) {
-		gp(QPA_BUF)[i * 64] = 0x80;
-		gp(QPB_BUF)[i * 64] = 0x80;
-	}
-	a_sq = 0;
-	b_rq = 0;
-	cx3_put32(gp(QPA_DB), 0, 0);
-	cx3_put32(gp(QPB_DB), 0, 0);
-	for (i = 0; i < 2; i++) {
-		uint32_t qpn = i ? QPB : QPA;
-
-		ok &= rc_qp_cmd(qpn, 0x019, 1) == 0 &&
-		      rc_qp_cmd(qpn, 0x01a, 2) == 0 &&
-		      rc_qp_cmd(qpn, 0x01b, 3) == 0;
-	}
+	ok = rc_qp_cmd(QPA, 0x021, 0) == 0 && rc_qp_cmd(QPB, 0x021, 0) == 0 &&
+	     qps_up();
 	cq_drain(c, 64);
 	return ok;
 }

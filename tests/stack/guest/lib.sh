@@ -10,15 +10,7 @@ stack_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 
 # catas [SYNDROME]: have the harness raise an internal error on this card
 # (the firmware stops until the driver resets the card)
-catas() {
-	rm -f /vmout/catas-done
-	echo "${1:-1}" >/vmout/catas.tmp && mv /vmout/catas.tmp /vmout/catas
-	for _ in $(seq 150); do
-		[ -e /vmout/catas-done ] && { rm -f /vmout/catas-done; return 0; }
-		sleep 0.2
-	done
-	return 1
-}
+catas() { harness_ask catas "${1:-1}"; }
 
 # klog_mark: write a unique mark into the kernel log and print its id;
 # klog_since ID: the kernel log after that mark (without timestamps)

@@ -60,31 +60,27 @@ contains() {
 	done
 }
 
-# cable PORT on|off: have the harness plug or pull this card's cable
-cable() {
-	rm -f /vmout/cable-done
+# harness_ask NAME LINE: hand LINE to the harness in /vmout/NAME and wait
+# (30 s at most) for its answer, /vmout/NAME-done (tests/vm/run)
+harness_ask() {
+	rm -f "/vmout/$1-done"
 	# written aside, then renamed: the host must never read it half-written
-	echo "$1 $2" >/vmout/cable.tmp && mv /vmout/cable.tmp /vmout/cable
+	echo "$2" >"/vmout/$1.tmp" && mv "/vmout/$1.tmp" "/vmout/$1"
 	for _ in $(seq 150); do
-		[ -e /vmout/cable-done ] && { rm -f /vmout/cable-done; return 0; }
+		[ -e "/vmout/$1-done" ] && { rm -f "/vmout/$1-done"; return 0; }
 		sleep 0.2
 	done
 	return 1
 }
 
+# cable PORT on|off: have the harness plug or pull this card's cable
+cable() { harness_ask cable "$1 $2"; }
+
 # cx3_set NAME VALUE: have the harness set a property of this node's card at
 # run time: a cable impairment of port N's outgoing packets (lossN and
 # corruptN in parts per million, dropN packets, delayN ms) or the seed
 # (tests/cx3/qemu_glue.c)
-cx3_set() {
-	rm -f /vmout/qom-done
-	echo "$1 $2" >/vmout/qom.tmp && mv /vmout/qom.tmp /vmout/qom
-	for _ in $(seq 150); do
-		[ -e /vmout/qom-done ] && { rm -f /vmout/qom-done; return 0; }
-		sleep 0.2
-	done
-	return 1
-}
+cx3_set() { harness_ask qom "$1 $2"; }
 
 # hwc NAME: a transport counter of mlx4_0 (hw_counters, DIAG_RPRT), or "?"
 hwc() { cat "/sys/class/infiniband/mlx4_0/hw_counters/$1" 2>/dev/null || echo "?"; }
