@@ -85,11 +85,10 @@ if ! (cd "$blddir" && ninja -j"$(nproc)" qemu-system-x86_64 >"$blddir/ninja.log"
 	grep -E 'error|Error' "$blddir/ninja.log" | head -30 >&2
 	exit 1
 fi
-for d in "$cache"/qemu-*; do
-	case "${d##*/qemu-}" in
-	[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*) rm -rf "$d" ;;
-	esac
-done
+# Keep the three most recently built models besides this one: worktrees
+# that test different models side by side share this cache.
+ls -1dt "$cache"/qemu-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]* 2>/dev/null |
+	tail -n +4 | xargs -r rm -rf
 mkdir -p "$cache/qemu-$hash"
 cp "$blddir/qemu-system-x86_64" "$out.tmp"
 mv "$out.tmp" "$out"
