@@ -25,7 +25,11 @@
 #define CX3_NUM_PORTS		2
 #define CX3_BAR0_SIZE		(1u << 20)
 #define CX3_UAR_PAGE		4096u
-#define CX3_BAR2_SIZE		(8u << 20)	/* 2048 UAR pages, no BlueFlame */
+#define CX3_UAR_AREA		(8u << 20)	/* 2048 UAR pages, then ... */
+#define CX3_BAR2_SIZE		(2 * CX3_UAR_AREA) /* ... a BlueFlame page each */
+#define CX3_BF_LOG_REG		9		/* 512-byte BlueFlame registers */
+#define CX3_BF_REG		(1u << CX3_BF_LOG_REG)
+#define CX3_BF_HALF		(CX3_BF_REG / 2)	/* one WQE at most */
 #define CX3_MSIX_VECTORS	32
 #define CX3_MSIX_TABLE		0x7c000u	/* in BAR0, where real cards have it */
 #define CX3_MSIX_PBA		0x7d000u
@@ -281,6 +285,7 @@ struct cx3_eq;			/* cx3_eq.c */
 struct cx3_cq;			/* cx3_cq.c */
 struct cx3_qp;			/* cx3_qp.c */
 struct cx3_srq;			/* cx3_srq.c */
+struct cx3_bf_page;		/* cx3_bf.c */
 struct cx3_mpt;			/* cx3_mpt.c */
 struct cx3_rx;			/* cx3_link.c */
 struct cx3_held;		/* cx3_cable.c */
@@ -325,7 +330,9 @@ struct cx3_dev {
 	struct cx3_live live;
 
 	struct cx3_icm_map *icm;	/* ICM VA -> guest PA */
-	uint32_t uar_cq_dw0[CX3_BAR2_SIZE / CX3_UAR_PAGE];
+	uint32_t uar_cq_dw0[CX3_UAR_AREA / CX3_UAR_PAGE];
+	struct cx3_bf_page *bf[CX3_UAR_AREA / CX3_UAR_PAGE];	/* cx3_bf.c */
+	uint64_t bf_wqes;		/* WQEs posted through BlueFlame */
 
 	/* Objects, indexed by number; arrays sized at INIT_HCA */
 	struct cx3_eq **eqs;
@@ -440,6 +447,9 @@ bool cx3_cq_exists(struct cx3_dev *dev, uint32_t cqn);
 /* cx3_qp.c */
 void cx3_poll(struct cx3_dev *dev);	/* every millisecond or so */
 void cx3_qp_send_doorbell(struct cx3_dev *dev, uint32_t qpn);
+void cx3_bf_write(struct cx3_dev *dev, uint32_t off, uint64_t val,
+		  unsigned int size);
+void cx3_bf_clear(struct cx3_dev *dev);
 void cx3_qp_clear_all(struct cx3_dev *dev);
 struct cx3_qp *cx3_qp_get(struct cx3_dev *dev, uint32_t qpn);
 

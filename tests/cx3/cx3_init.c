@@ -132,7 +132,10 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	cx3_put32(o, 0x40, flags >> 32);
 	cx3_put32(o, 0x44, (uint32_t)flags);
 	o[0x48] = 1 << 4;		/* reserved UARs (not a log) */
-	o[0x49] = 3;			/* UAR area: 1 << (3 + 20) = BAR2 */
+	o[0x49] = 3;			/* UAR area: 1 << (3 + 20), BAR2's first half */
+	o[0x4c] = 1 << 7;		/* BlueFlame (cx3_bf.c) */
+	o[0x4d] = CX3_BF_LOG_REG;	/* log BlueFlame register size */
+	o[0x4e] = 12 - CX3_BF_LOG_REG;	/* log registers per 4 KiB page */
 	o[0x4b] = 12;			/* log min page size */
 	o[0x51] = 32;			/* max SQ S/G entries */
 	cx3_put16(o, 0x52, 0x3f0);	/* max SQ WQE size */

@@ -199,13 +199,18 @@ int cx3_qp_rq_head(struct cx3_dev *dev, struct cx3_qp *qp, uint16_t *head)
 	return 0;
 }
 
-/* Is the SQ WQE at counter value idx posted (its owner bit says so)? */
+/*
+ * Is the SQ WQE at counter value idx posted (its owner bit says so, or it
+ * came through BlueFlame)?
+ */
 bool cx3_qp_sq_posted(struct cx3_dev *dev, struct cx3_qp *qp, uint32_t idx)
 {
 	uint8_t ctrl[4];
 	uint64_t off = qp->sq.off +
 		       ((uint64_t)(idx & (qp->sq.cnt - 1)) << qp->sq.stride_shift);
 
+	if (qp->bf_len && (uint16_t)idx == qp->bf_idx)
+		return true;
 	if (cx3_buf_read(dev, &qp->buf, off, ctrl, 4))
 		return false;
 	return !!(ctrl[0] & 0x80) == !!(idx & qp->sq.cnt);
@@ -232,6 +237,7 @@ void cx3_qp_flush(struct cx3_dev *dev, struct cx3_qp *qp)
 		flush_cqe(dev, qp, qp->send_cqn, qp->sq.cons & 0xffff, true);
 		qp->sq.cons++;
 	}
+	qp->bf_len = 0;
 	if (qp->rq.cnt && !cx3_qp_rq_head(dev, qp, &head)) {
 		while ((uint16_t)qp->rq.cons != head) {
 			flush_cqe(dev, qp, qp->recv_cqn, qp->rq.cons & 0xffff,

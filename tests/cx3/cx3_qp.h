@@ -100,6 +100,10 @@ struct cx3_qp {
 	uint8_t rnr_left;		/* RNR retries left (7 = forever) */
 	uint8_t retry_left;		/* retries left after timeouts, NAKs */
 	bool comm_est;			/* first packet seen in RTR */
+	/* a WQE given through BlueFlame (cx3_bf.c), until the engine reads it */
+	uint16_t bf_len;		/* 0: none */
+	uint16_t bf_idx;		/* its SQ counter (low 16 bits) */
+	uint8_t bf_wqe[CX3_BF_HALF];
 	bool kicked;			/* queued on dev->kicks */
 
 	bool on_err_list;

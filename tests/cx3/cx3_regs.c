@@ -37,6 +37,9 @@ void cx3_log_live(struct cx3_dev *dev, const char *when)
 	cx3_log(dev, "live objects %s: eq=%u cq=%u qp=%u srq=%u mpt=%u mcg=%u icm_pages=%lu aux_pages=%lu fa_pages=%lu msix_vectors=%u",
 		when, l->eq, l->cq, l->qp, l->srq, l->mpt, l->mcg,
 		l->icm_pages, l->aux_pages, l->fa_pages, vec);
+	if (dev->bf_wqes)
+		cx3_log(dev, "%llu WQEs posted through BlueFlame so far",
+			(unsigned long long)dev->bf_wqes);
 }
 
 /* Drop every object and the tables that index them. */
@@ -65,6 +68,7 @@ void cx3_objects_free(struct cx3_dev *dev)
 static void cx3_clear(struct cx3_dev *dev)
 {
 	cx3_objects_free(dev);
+	cx3_bf_clear(dev);
 	cx3_icm_free(dev->icm);
 	dev->icm = cx3_icm_new();
 	memset(&dev->live, 0, sizeof(dev->live));
@@ -276,16 +280,18 @@ void cx3_bar0_write(struct cx3_dev *dev, uint32_t addr, uint64_t val,
 /*
  * BAR2: UAR pages.  +0x14 send doorbell (QPN << 8), +0x20 CQ doorbell
  * (two dwords, one 8-byte or two 4-byte writes), +0x800 + 8 * (eqn % 4)
- * EQ doorbell in the page of eqn / 4.
+ * EQ doorbell in the page of eqn / 4.  Then the BlueFlame pages (cx3_bf.c).
  */
 void cx3_bar2_write(struct cx3_dev *dev, uint32_t addr, uint64_t val,
 		    unsigned int size)
 {
 	uint32_t page = addr / CX3_UAR_PAGE, off = addr % CX3_UAR_PAGE;
 
-	if (page >= CX3_BAR2_SIZE / CX3_UAR_PAGE || cx3_dead(dev))
+	if (addr >= CX3_BAR2_SIZE || cx3_dead(dev))
 		return;
-	if (off == CX3_DB_SEND && size == 4) {
+	if (addr >= CX3_UAR_AREA) {
+		cx3_bf_write(dev, addr - CX3_UAR_AREA, val, size);
+	} else if (off == CX3_DB_SEND && size == 4) {
 		cx3_qp_send_doorbell(dev, be32_of(val) >> 8);
 	} else if (off == CX3_DB_CQ && size == 8) {
 		cx3_cq_doorbell(dev, be32_of(val), be32_of(val >> 32));

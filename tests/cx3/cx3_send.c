@@ -28,13 +28,20 @@ int cx3_wqe_read(struct cx3_dev *dev, struct cx3_qp *qp, uint32_t idx,
 	size_t stride = 1u << qp->sq.stride_shift;
 
 	w->idx = idx;
-	if (cx3_buf_read(dev, &qp->buf, off, w->b, 16))
-		return -1;
-	w->size = (size_t)(w->b[7] & 0x3f) * 16;
-	if (w->size < 16 || w->size > stride || w->size > CX3_WQE_MAX)
-		return -1;
-	if (cx3_buf_read(dev, &qp->buf, off, w->b, w->size))
-		return -1;
+	if (qp->bf_len && (uint16_t)idx == qp->bf_idx) {
+		/* given through BlueFlame: the queue is not read */
+		memcpy(w->b, qp->bf_wqe, qp->bf_len);
+		w->size = qp->bf_len;
+		qp->bf_len = 0;
+	} else {
+		if (cx3_buf_read(dev, &qp->buf, off, w->b, 16))
+			return -1;
+		w->size = (size_t)(w->b[7] & 0x3f) * 16;
+		if (w->size < 16 || w->size > stride || w->size > CX3_WQE_MAX)
+			return -1;
+		if (cx3_buf_read(dev, &qp->buf, off, w->b, w->size))
+			return -1;
+	}
 	w->opcode = w->b[3] & 0x1f;
 	w->signaled = ((cx3_get32(w->b, 8) >> 2) & 3) == 3;
 	w->fence = w->b[7] & WQE_FENCE;

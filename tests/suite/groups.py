@@ -190,12 +190,14 @@ g = group("autoactive", "the model's auto-lid shortcut, no SM, with a pingpong")
 g.item("autoactive-6.1", inbox(sm=False, cx3_opts="auto-lid1=1,auto-lid2=2"),
        TB + "/autoactive.sh")
 
-g = group("datapath", "opensm, ibnetdiscover, saquery; the four pingpongs; perftest (in-tree stack)")
+g = group("datapath", "opensm, ibnetdiscover, saquery; the four pingpongs; perftest; BlueFlame (in-tree stack)")
 g.item("1node-subnet", inbox(), TB + "/subnet.sh")
 g.item("1node-pingpong", inbox(), TB + "/pingpong.sh", timeout=900)
 g.item("1node-perftest", inbox(), TB + "/perftest.sh", timeout=900)
+g.item("1node-blueflame", inbox(), TB + "/blueflame.sh")
 g.item("6.12-subnet", inbox("6.12"), TB + "/subnet.sh", tier="full")
 g.item("6.12-pingpong", inbox("6.12"), TB + "/pingpong.sh", tier="full", timeout=900)
+g.item("6.12-blueflame", inbox("6.12"), TB + "/blueflame.sh", tier="full")
 
 g = group("twonode", "two VMs: subnet, pingpongs, perftest, IPoIB TCP, a cable pull (in-tree stack)")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
