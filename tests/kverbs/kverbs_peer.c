@@ -10,6 +10,13 @@
  *	run		write anything: run the test (returns when done);
  *			read: the last summary
  *	reset		write anything: destroy everything set up
+ *	rounds		read/write: how many times the RDMA WRITE and READ
+ *			go (default 1; more moves more data, e.g. across a
+ *			lossy cable)
+ *	ud		read/write: 0 leaves the UD SEND out (a lossy cable
+ *			may lose it, and UD does not resend)
+ *	dead		write anything: instead of run, the dead-peer test
+ *			(the peer stopped answering: see kv_peer_dead)
  * Both nodes run the same test at the same time: RC SENDs, an RDMA WRITE
  * into the peer's inbox, an RDMA READ of the peer's export area, atomics on
  * the peer's counter, a UD SEND, then a SEND with immediate that tells the
@@ -18,6 +25,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -66,6 +74,9 @@ struct kv_remote {
 struct kv_peer {
 	struct ib_device	*dev;
 	struct dentry		*dir;
+	/* debugfs u32/bool files, read when the test runs */
+	u32			rounds;
+	bool			with_ud;
 	/* serialises the files' operations and protects everything below */
 	struct mutex		lock;
 	u32			port;
@@ -229,6 +240,91 @@ err:
 /* ---------------------------------------------------------------------- */
 /* The test */
 
+/*
+ * The RDMA WRITE of 64 KiB into the peer's inbox, pp->rounds times, each
+ * round with other data: the last round's is what the peer checks, so a
+ * packet of an earlier round that lands late shows as a wrong byte.
+ */
+static int kv_peer_write_rounds(struct kv_peer *pp)
+{
+	struct kv_run *r = &pp->r;
+	u32 n, rounds = max(pp->rounds, 1U);
+	struct ib_sge ss;
+	int ret = 0;
+
+	for (n = 0; n < rounds && !ret; n++) {
+		kv_buf_cpu(&pp->buf);
+		kv_fill(&pp->buf, OFF_SEND, 65536,
+			r->lid[pp->port] + 2000 + (rounds - 1 - n));
+		kv_buf_dev(&pp->buf);
+		ss = kv_sge_mr(&pp->buf, OFF_SEND, 65536);
+		ret = kv_rdma(r, &pp->rc, IB_WR_RDMA_WRITE, 110, &ss, 1,
+			      pp->remote.addr + OFF_INBOX, pp->remote.rkey);
+		ret = ret ?: kv_expect(r, &pp->rc.scq, "write", 110, IB_WC_SUCCESS,
+				       IB_WC_RDMA_WRITE, NULL);
+		if (ret && rounds > 1)
+			pr_info(KV_NAME ": peer: round %u of %u failed\n", n + 1,
+				rounds);
+	}
+	return ret;
+}
+
+/* The RDMA READ of the peer's 64 KiB export area, pp->rounds times. */
+static int kv_peer_read_rounds(struct kv_peer *pp)
+{
+	struct kv_run *r = &pp->r;
+	u32 n, rounds = max(pp->rounds, 1U);
+	struct ib_sge ss;
+	int ret = 0;
+
+	for (n = 0; n < rounds && !ret; n++) {
+		kv_buf_cpu(&pp->buf);
+		memset((u8 *)pp->buf.cpu + OFF_READ, 0, 65536);
+		kv_buf_dev(&pp->buf);
+		ss = kv_sge_dma(r, &pp->buf, OFF_READ, 65536);
+		ret = kv_rdma(r, &pp->rc, IB_WR_RDMA_READ, 111, &ss, 1,
+			      pp->remote.addr + OFF_EXPORT, pp->remote.rkey);
+		ret = ret ?: kv_expect(r, &pp->rc.scq, "read", 111, IB_WC_SUCCESS,
+				       IB_WC_RDMA_READ, NULL);
+		if (!ret) {
+			kv_buf_cpu(&pp->buf);
+			ret = kv_check_fill(r, &pp->buf, OFF_READ, 65536,
+					    pp->remote.lid, "data read from the peer");
+		}
+		if (ret && rounds > 1)
+			pr_info(KV_NAME ": peer: round %u of %u failed\n", n + 1,
+				rounds);
+	}
+	return ret;
+}
+
+static void kv_peer_ud_send(struct kv_peer *pp)
+{
+	struct kv_run *r = &pp->r;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_send_wr wr;
+	struct ib_sge ss;
+	struct ib_wc wc;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	ss = kv_sge_dma(r, &pp->buf, OFF_SEND, 512);
+	wr.wr_id = 114;
+	wr.sg_list = &ss;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ud.ah = pp->ah;
+	wr.wr.ud.remote_qpn = pp->remote.udqpn;
+	wr.wr.ud.remote_qkey = pp->remote.qkey;
+	ret = kv_post_send(r, pp->ud.qp, &wr, &bad);
+	if (ret)
+		kv_fail(r, "UD ib_post_send failed: %d", ret);
+	ret = ret ?: kv_expect(r, &pp->ud.scq, "UD send", 114, IB_WC_SUCCESS,
+			       IB_WC_SEND, &wc);
+	kv_report(r, "peer-ud-send", ret);
+}
+
 static int kv_peer_requester(struct kv_peer *pp)
 {
 	struct kv_run *r = &pp->r;
@@ -236,7 +332,6 @@ static int kv_peer_requester(struct kv_peer *pp)
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr wr;
 	struct ib_sge ss;
-	struct ib_wc wc;
 	unsigned int i;
 	u64 old;
 	int ret = 0;
@@ -250,23 +345,10 @@ static int kv_peer_requester(struct kv_peer *pp)
 	}
 	kv_report(r, "peer-rc-send", ret);
 
-	ss = kv_sge_mr(&pp->buf, OFF_SEND, 65536);
-	ret = kv_rdma(r, &pp->rc, IB_WR_RDMA_WRITE, 110, &ss, 1,
-		      rem->addr + OFF_INBOX, rem->rkey);
-	ret = ret ?: kv_expect(r, &pp->rc.scq, "write", 110, IB_WC_SUCCESS,
-			       IB_WC_RDMA_WRITE, NULL);
+	ret = kv_peer_write_rounds(pp);
 	kv_report(r, "peer-rdma-write", ret);
 
-	ss = kv_sge_dma(r, &pp->buf, OFF_READ, 65536);
-	ret = kv_rdma(r, &pp->rc, IB_WR_RDMA_READ, 111, &ss, 1,
-		      rem->addr + OFF_EXPORT, rem->rkey);
-	ret = ret ?: kv_expect(r, &pp->rc.scq, "read", 111, IB_WC_SUCCESS,
-			       IB_WC_RDMA_READ, NULL);
-	if (!ret) {
-		kv_buf_cpu(&pp->buf);
-		ret = kv_check_fill(r, &pp->buf, OFF_READ, 65536, rem->lid,
-				    "data read from the peer");
-	}
+	ret = kv_peer_read_rounds(pp);
 	kv_report(r, "peer-rdma-read", ret);
 
 	ss = kv_sge_mr(&pp->buf, OFF_ARES, 8);
@@ -296,22 +378,8 @@ static int kv_peer_requester(struct kv_peer *pp)
 	}
 	kv_report(r, "peer-atomic", ret);
 
-	memset(&wr, 0, sizeof(wr));
-	ss = kv_sge_dma(r, &pp->buf, OFF_SEND, 512);
-	wr.wr_id = 114;
-	wr.sg_list = &ss;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.ud.ah = pp->ah;
-	wr.wr.ud.remote_qpn = rem->udqpn;
-	wr.wr.ud.remote_qkey = rem->qkey;
-	ret = kv_post_send(r, pp->ud.qp, &wr, &bad);
-	if (ret)
-		kv_fail(r, "UD ib_post_send failed: %d", ret);
-	ret = ret ?: kv_expect(r, &pp->ud.scq, "UD send", 114, IB_WC_SUCCESS,
-			       IB_WC_SEND, &wc);
-	kv_report(r, "peer-ud-send", ret);
+	if (pp->with_ud)
+		kv_peer_ud_send(pp);
 
 	/* after everything above: tell the peer */
 	memset(&wr, 0, sizeof(wr));
@@ -344,6 +412,26 @@ static int kv_peer_wait(struct kv_run *r, struct kv_cq *kc, const char *what,
 	return 0;
 }
 
+static void kv_peer_ud_recv(struct kv_peer *pp)
+{
+	struct kv_run *r = &pp->r;
+	struct kv_remote *rem = &pp->remote;
+	struct ib_wc wc;
+	int ret;
+
+	ret = kv_peer_wait(r, &pp->ud.rcq, "UD recv", 10, IB_WC_RECV, &wc);
+	if (!ret && (wc.byte_len != 512 + 40 || wc.src_qp != rem->udqpn ||
+		     wc.slid != rem->lid || (wc.wc_flags & IB_WC_GRH)))
+		ret = kv_fail(r, "UD recv: byte_len %u src_qp 0x%x slid %u flags 0x%x",
+			      wc.byte_len, wc.src_qp, wc.slid, wc.wc_flags);
+	if (!ret) {
+		kv_buf_cpu(&pp->buf);
+		ret = kv_check_fill(r, &pp->buf, OFF_UDRECV + 40, 512, rem->lid + 2000,
+				    "UD data");
+	}
+	kv_report(r, "peer-ud-recv", ret);
+}
+
 /* What the peer did to us, once its "done" has arrived. */
 static void kv_peer_responder(struct kv_peer *pp)
 {
@@ -367,17 +455,8 @@ static void kv_peer_responder(struct kv_peer *pp)
 	}
 	kv_report(r, "peer-rc-recv", ret);
 
-	ret = kv_peer_wait(r, &pp->ud.rcq, "UD recv", 10, IB_WC_RECV, &wc);
-	if (!ret && (wc.byte_len != 512 + 40 || wc.src_qp != rem->udqpn ||
-		     wc.slid != rem->lid || (wc.wc_flags & IB_WC_GRH)))
-		ret = kv_fail(r, "UD recv: byte_len %u src_qp 0x%x slid %u flags 0x%x",
-			      wc.byte_len, wc.src_qp, wc.slid, wc.wc_flags);
-	if (!ret) {
-		kv_buf_cpu(&pp->buf);
-		ret = kv_check_fill(r, &pp->buf, OFF_UDRECV + 40, 512, rem->lid + 2000,
-				    "UD data");
-	}
-	kv_report(r, "peer-ud-recv", ret);
+	if (pp->with_ud)
+		kv_peer_ud_recv(pp);
 
 	ret = kv_peer_wait(r, &pp->rc.rcq, "done recv", 3, IB_WC_RECV, &wc);
 	if (!ret && (!(wc.wc_flags & IB_WC_WITH_IMM) ||
@@ -423,6 +502,82 @@ static void kv_peer_run(struct kv_peer *pp)
 		 r->passed, r->failed);
 	pr_info(KV_NAME ": peer test done: %d passed, %d failed\n", r->passed,
 		r->failed);
+}
+
+/*
+ * The dead-peer test: the peer stopped answering (the script makes its
+ * cable lose every packet it sends), so our SEND is never acknowledged.
+ * The requester resends after each local ACK timeout and gives up after
+ * retry_cnt resends: the retry-exceeded completion comes after retry_cnt + 1
+ * timeouts (4.096 us << timeout each), the QP is in ERR, and a WR posted
+ * then is flushed.  We allow twice that time plus a second for the timers'
+ * slack, no less than the time itself.
+ */
+static void kv_peer_dead(struct kv_peer *pp)
+{
+	struct kv_run *r = &pp->r;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_qp_init_attr ia;
+	struct ib_qp_attr qa;
+	struct ib_send_wr wr;
+	struct ib_sge ss;
+	struct ib_wc wc;
+	u64 t_ms, least, most, took;
+	ktime_t t0;
+	int ret;
+
+	memset(&qa, 0, sizeof(qa));
+	ret = ib_query_qp(pp->rc.qp, &qa, IB_QP_TIMEOUT | IB_QP_RETRY_CNT, &ia);
+	if (ret || !qa.timeout) {
+		kv_fail(r, "ib_query_qp: %d, timeout %u", ret, qa.timeout);
+		kv_report(r, "peer-dead-setup", -EIO);
+		return;
+	}
+	t_ms = div_u64(4096ULL << qa.timeout, 1000000);
+	least = t_ms * (qa.retry_cnt + 1);
+	most = 2 * least + 1000;
+
+	ss = kv_sge_dma(r, &pp->buf, OFF_SEND, 4096);
+	t0 = ktime_get();
+	ret = kv_send(r, &pp->rc, IB_WR_SEND, 120, &ss, 1, 0);
+	ret = ret ?: kv_wait_wc(r, &pp->rc.scq, &wc, 1, most + 5000);
+	took = ktime_ms_delta(ktime_get(), t0);
+	if (ret < 0)
+		ret = kv_fail(r, "ib_poll_cq failed: %d", ret);
+	else if (!ret)
+		ret = kv_fail(r, "no completion within %llu ms", most + 5000);
+	else if (wc.wr_id != 120 || wc.status != IB_WC_RETRY_EXC_ERR)
+		ret = kv_fail(r, "wr_id %llu status %s, want RETRY_EXC_ERR", wc.wr_id,
+			      kv_status(wc.status));
+	else
+		ret = 0;
+	pr_info(KV_NAME ": peer: dead peer: completion after %llu ms (timeout %u: %llu ms, retry_cnt %u: between %llu and %llu ms)\n",
+		took, qa.timeout, t_ms, qa.retry_cnt, least, most);
+	kv_report(r, "peer-dead-retry-exceeded", ret);
+	if (ret)
+		ret = kv_fail(r, "no retry-exceeded completion to time");
+	else if (took < least || took > most)
+		ret = kv_fail(r, "after %llu ms, not between %llu and %llu", took,
+			      least, most);
+	kv_report(r, "peer-dead-time", ret);
+
+	memset(&qa, 0, sizeof(qa));
+	ret = ib_query_qp(pp->rc.qp, &qa, IB_QP_STATE, &ia);
+	if (ret || qa.qp_state != IB_QPS_ERR)
+		ret = kv_fail(r, "ib_query_qp: %d, state %d (want ERR)", ret,
+			      qa.qp_state);
+	kv_report(r, "peer-dead-qp-error", ret);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 121;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	ret = kv_post_send(r, pp->rc.qp, &wr, &bad);
+	if (ret)
+		kv_fail(r, "ib_post_send in ERR failed: %d", ret);
+	ret = ret ?: kv_expect(r, &pp->rc.scq, "send in ERR", 121, IB_WC_WR_FLUSH_ERR,
+			       -1, NULL);
+	kv_report(r, "peer-dead-flush", ret);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -487,6 +642,31 @@ static ssize_t kv_run_write(struct file *f, const char __user *ubuf, size_t n,
 
 	mutex_lock(&pp->lock);
 	kv_peer_run(pp);
+	mutex_unlock(&pp->lock);
+	return n;
+}
+
+static ssize_t kv_dead_write(struct file *f, const char __user *ubuf, size_t n,
+			     loff_t *pos)
+{
+	struct kv_peer *pp = f->private_data;
+	struct kv_run *r = &pp->r;
+
+	mutex_lock(&pp->lock);
+	r->passed = 0;
+	r->failed = 0;
+	if (!pp->connected || pp->ran) {
+		kv_fail(r, pp->ran ? "already ran (write reset first)" :
+			"no peer line written");
+		kv_report(r, "peer-setup", -EIO);
+	} else {
+		pp->ran = true;
+		kv_peer_dead(pp);
+	}
+	snprintf(pp->summary, sizeof(pp->summary), "%d passed, %d failed\n",
+		 r->passed, r->failed);
+	pr_info(KV_NAME ": dead-peer test done: %d passed, %d failed\n", r->passed,
+		r->failed);
 	mutex_unlock(&pp->lock);
 	return n;
 }
@@ -571,6 +751,13 @@ static const struct file_operations kv_run_fops = {
 	.llseek = default_llseek,
 };
 
+static const struct file_operations kv_dead_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = kv_dead_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations kv_reset_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -597,6 +784,8 @@ struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root)
 		return NULL;
 	pp->dev = dev;
 	pp->port = 1;
+	pp->rounds = 1;
+	pp->with_ud = true;
 	mutex_init(&pp->lock);
 	atomic_set(&pp->r.handler_in_verb, 0);
 	pp->dir = debugfs_create_dir(dev->name, root);
@@ -609,6 +798,9 @@ struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root)
 	debugfs_create_file("peer", 0200, pp->dir, pp, &kv_peer_fops);
 	debugfs_create_file("run", 0600, pp->dir, pp, &kv_run_fops);
 	debugfs_create_file("reset", 0200, pp->dir, pp, &kv_reset_fops);
+	debugfs_create_file("dead", 0200, pp->dir, pp, &kv_dead_fops);
+	debugfs_create_u32("rounds", 0600, pp->dir, &pp->rounds);
+	debugfs_create_bool("ud", 0600, pp->dir, &pp->with_ud);
 	return pp;
 }
 

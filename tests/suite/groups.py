@@ -276,10 +276,13 @@ g.item("kverbs-catas-6.12", ours("6.12"), "tests/kverbs/guest/kverbs-catas.sh", 
 g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
 g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
 g.item("kverbs-2node-6.1", ours(nodes=2), "tests/kverbs/guest/kverbs-2node.sh", needs=("kverbs",))
+g.item("kverbs-lossy-6.1", ours(nodes=2), "tests/kverbs/guest/kverbs-lossy.sh", needs=("kverbs",))
 # the 6.12 smoke of make check: our stack loads under opensm, the self-test
 # runs, and MADs flow (diags-ours-1node-6.12 above)
 g.item("kverbs-ours-6.12", ours("6.12"), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
 g.item("kverbs-2node-6.12", ours("6.12", nodes=2), "tests/kverbs/guest/kverbs-2node.sh",
+       needs=("kverbs",), tier="full")
+g.item("kverbs-lossy-6.12", ours("6.12", nodes=2), "tests/kverbs/guest/kverbs-lossy.sh",
        needs=("kverbs",), tier="full")
 
 g = group("kmad", "ib_mad's test module: agents, SMPs, GSI sends, timeouts, RMPP")

@@ -34,27 +34,8 @@ expect "$t: client added to $dev" kv_wait_log 10 "$mark" "ibstack_kverbs: add $d
 # shellcheck disable=SC2317 # called through wait_for
 active() { grep -q ACTIVE "/sys/class/infiniband/$dev/ports/$port/state"; }
 expect "$t: port $port ACTIVE" wait_for 30 active
-ok=1
-echo "$port" >"$d/port" 2>/dev/null
-mine=$(cat "$d/endpoint" 2>/dev/null) || { mine=abort; ok=0; }
-expect "$t: endpoint line" [ "$ok" = 1 ]
-theirs=$(peer_xchg kverbs-endpoint "$mine") || theirs=abort
-echo "node $NODE: mine: $mine"
-echo "node $NODE: peer: $theirs"
-if [ "$ok" = 1 ] && [ "$theirs" != abort ]; then
-	if [ "${mine%% *}" = "${theirs%% *}" ]; then
-		fail "$t: distinct LIDs" "both ports have ${mine%% *}: run under an SM or give the nodes different auto-lid options"
-		ok=0
-	elif ! echo "$theirs" >"$d/peer"; then
-		fail "$t: connect to the peer" "the peer line was refused (see dmesg)"
-		ok=0
-	else
-		pass "$t: connect to the peer"
-	fi
-else
-	fail "$t: endpoint exchange" "mine '$mine', peer '$theirs'"
-	ok=0
-fi
+ok=0
+kv_connect "$t" kverbs-endpoint "$d" "$port" && ok=1
 # both connected (or both giving up) before either sends
 [ "$(peer_xchg kverbs-ready "$ok")" = 1 ] || ok=0
 if [ "$ok" != 1 ]; then

@@ -69,3 +69,28 @@ kv_line() {
 	[ -n "$n" ] || return 1
 	echo $(($1 + n))
 }
+
+# kv_connect T XTAG DIR PORT: the two-node peer test's connection: set the
+# port, read this node's endpoint line, swap it with the other node's over
+# the management network (peer_xchg tag XTAG) and write theirs.  Two checks
+# ("T: endpoint line", "T: connect to the peer"); returns 0 once connected.
+kv_connect() {
+	local t=$1 xtag=$2 d=$3 port=$4 ok=1 mine theirs
+	echo "$port" >"$d/port" 2>/dev/null
+	mine=$(cat "$d/endpoint" 2>/dev/null) || { mine=abort; ok=0; }
+	expect "$t: endpoint line" [ "$ok" = 1 ]
+	theirs=$(peer_xchg "$xtag" "$mine") || theirs=abort
+	echo "node $NODE: mine: $mine"
+	echo "node $NODE: peer: $theirs"
+	if [ "$ok" != 1 ] || [ "$theirs" = abort ]; then
+		fail "$t: endpoint exchange" "mine '$mine', peer '$theirs'"
+	elif [ "${mine%% *}" = "${theirs%% *}" ]; then
+		fail "$t: distinct LIDs" "both ports have ${mine%% *}: run under an SM or give the nodes different auto-lid options"
+	elif ! echo "$theirs" >"$d/peer"; then
+		fail "$t: connect to the peer" "the peer line was refused (see dmesg)"
+	else
+		pass "$t: connect to the peer"
+		return 0
+	fi
+	return 1
+}
