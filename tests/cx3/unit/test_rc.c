@@ -180,6 +180,47 @@ static void test_go_back(void)
 	      dev.port[0].diag.sq_oos, dev.port[1].diag.rq_oos);
 }
 
+/*
+ * A message of eight packets whose every round loses one packet after the
+ * first: each sequence NAK also acknowledges a packet, which is progress,
+ * so the retry count (3) comes back each time and six NAKs in a row do not
+ * exhaust it.
+ */
+static void test_nak_progress(void)
+{
+	unsigned int r, i, n = 0;
+	struct seen c[4];
+	bool ok = true;
+	uint8_t *w;
+
+	check(pair(), "NAK progress: the pair reset");
+	fill(0x1000, 2048, 55);
+	memset(mr(0x1800), 0, 2048);
+	w = sq_wqe(W_WRITE, 3, RC_VA + 0x1800);
+	dseg(w, 32, 2048, RC_VA + 0x1000);
+	sq_post(w);
+	for (r = 0; r < 6 && ok; r++) {
+		for (n = 0; n < 16 && wire_take(1, &f[n]); n++)
+			;
+		ok = n == 8 - r && f[0].p.psn == PSN(PSN_A + r);
+		deliver(&f[0]);
+		for (i = 2; i < n; i++)
+			deliver(&f[i]);
+		while (wire_take(2, &k[0]))
+			deliver(&k[0]);
+	}
+	check(ok && qa->state == 3,
+	      "six rounds lose the second packet of what is resent: six go-backs, the QP stays in RTS (round %u, %u packets)",
+	      r, n);
+	deliver_all();
+	n = cq_drain(c, 4);
+	check(n == 1 && c[0].qpn == QPA && c[0].syndrome == 0 &&
+	      filled(0x1800, 2048, 55) && qa->go_backs == 6 &&
+	      qa->retry_left == rc_retry,
+	      "the WRITE completes with every byte right, the retry count restored (%u completions, go_backs %u)",
+	      n, qa->go_backs);
+}
+
 static void test_reads(void)
 {
 	struct seen c[16];
@@ -553,6 +594,7 @@ int main(void)
 	check(rc_setup(), "RC: CQ, MR, QPs A and B connected");
 	test_window();
 	test_go_back();
+	test_nak_progress();
 	test_reads();
 	test_atomics();
 	test_retry_exceeded(3);
