@@ -250,7 +250,8 @@ void cx3_qp_flush(struct cx3_dev *dev, struct cx3_qp *qp)
 {
 	uint16_t head;
 
-	while (qp->sq.cnt && cx3_qp_sq_posted(dev, qp, qp->sq.cons)) {
+	while (qp->sq.cnt && !cx3_qp_xrc_target(qp) &&
+	       cx3_qp_sq_posted(dev, qp, qp->sq.cons)) {
 		flush_cqe(dev, qp, qp->send_cqn, qp->sq.cons & 0xffff, true);
 		qp->sq.cons++;
 	}

@@ -142,6 +142,17 @@ static inline bool cx3_qp_reliable(const struct cx3_qp *qp)
 	return qp->st == CX3_ST_RC || qp->st == CX3_ST_XRC;
 }
 
+/*
+ * An XRC target only answers requests: its send queue, which mlx4_ib sizes
+ * but neither posts to nor stamps when user space drives the QP (zeroed
+ * memory, which owner bits would take for posted WQEs), is never executed
+ * nor flushed.
+ */
+static inline bool cx3_qp_xrc_target(const struct cx3_qp *qp)
+{
+	return qp->st == CX3_ST_XRC && (qp->qpn & CX3_XRC_QPN_BIT);
+}
+
 /* The transport bits of the BTH opcodes a connected QP sends */
 static inline uint8_t cx3_qp_transport(const struct cx3_qp *qp)
 {

@@ -864,7 +864,7 @@ static void xrc_responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	struct cx3_srq *srq;
 	uint32_t srqn;
 
-	if (!(qp->qpn & CX3_XRC_QPN_BIT) || p->payload_len < IB_XRCETH_BYTES)
+	if (!cx3_qp_xrc_target(qp) || p->payload_len < IB_XRCETH_BYTES)
 		return;
 	srqn = cx3_get32(p->ext, 0) & 0xffffff;
 	srq = cx3_srq_get(dev, srqn);

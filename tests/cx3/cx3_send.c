@@ -462,7 +462,7 @@ void cx3_qp_execute(struct cx3_dev *dev, struct cx3_qp *qp)
 	int syn;
 
 	if ((qp->state != CX3_QPS_RTS && qp->state != CX3_QPS_SQD) ||
-	    !qp->sq.cnt)
+	    !qp->sq.cnt || cx3_qp_xrc_target(qp))
 		return;
 	w = malloc(sizeof(*w));
 	if (!w)
