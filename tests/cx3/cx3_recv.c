@@ -868,7 +868,8 @@ static void xrc_responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;
 	srqn = cx3_get32(p->ext, 0) & 0xffffff;
 	srq = cx3_srq_get(dev, srqn);
-	if (srq && (!srq->xrcd || srq->xrcd != qp->xrcd)) {
+	/* a target's XRCD is never 0, a plain SRQ's always (cx3_srq.c) */
+	if (srq && srq->xrcd != qp->xrcd) {
 		cx3_log(dev, "QP 0x%x of XRCD 0x%x: request for SRQ 0x%x of XRCD 0x%x",
 			qp->qpn, qp->xrcd, srqn, srq->xrcd);
 		srq = NULL;

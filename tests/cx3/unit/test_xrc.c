@@ -226,6 +226,14 @@ static bool is_xack(const struct wire_pkt *w, uint8_t aeth, uint32_t psn)
 	       w->p.payload[0] == aeth;
 }
 
+/* Deliver a packet taken from the wire (none if the take failed) */
+static void fwd(struct wire_pkt *w)
+{
+	if (w->len)
+		deliver(w);
+	w->len = 0;
+}
+
 /* Deliver what is on the wire, and what that sends, until it is quiet */
 static unsigned int deliver_all(void)
 {
@@ -279,6 +287,9 @@ static void test_qpn_bit23(void)
 	check(xrc_qp_cmd(XT & ~XRC_BIT, 0x019, 1) != 0,
 	      "bit 23: RST2INIT of 0x%x refused while 0x%x holds the slot",
 	      XT & ~XRC_BIT, XT);
+	check(t && t->rq.cnt == 0 && cx3_qp_get(&dev, XI) &&
+	      cx3_qp_get(&dev, XI)->rq.cnt == 0,
+	      "no RQ for either XRC QP (the context says 1 WQE of 16 bytes)");
 	check(rc_qp_cmd(20 | XRC_BIT, 0x019, 1) != 0 && !dev.qps[20],
 	      "bit 23: an RC QP with an XRC target's number refused");
 }
@@ -287,7 +298,7 @@ static void test_send(void)
 {
 	struct seen c[8];
 	struct xcqe x[8];
-	struct wire_pkt f[3];
+	struct wire_pkt f[3] = { 0 };
 	uint16_t rc_before;
 	unsigned int n, i;
 	bool ok = true;
@@ -333,7 +344,7 @@ static void test_send(void)
 			      B_SEND_MIDDLE : B_SEND_LAST, X_PSN + 1 + i, SRQ_OK);
 	check(ok, "send: 600 bytes go as XRC FIRST, MIDDLE, LAST, each with the XRCETH");
 	for (i = 0; i < 3; i++)
-		deliver(&f[i]);
+		fwd(&f[i]);
 	deliver_all();
 	n = xcq_drain(x, 8);
 	check(n == 1 && x[0].bytes == 600 && x[0].wqe == 1 &&
@@ -361,7 +372,7 @@ static void test_rdma(void)
 {
 	struct seen c[8];
 	struct xcqe x[8];
-	struct wire_pkt f[4];
+	struct wire_pkt f[4] = { 0 };
 	uint8_t *w;
 	unsigned int posted = srq_posted[0];
 
@@ -378,8 +389,8 @@ static void test_rdma(void)
 	      cx3_get32(f[0].p.payload, 16) == 300 &&
 	      wire_take(1, &f[1]) && is_xreq(&f[1], B_WRITE_LAST, X_PSN + 1, SRQ_OK),
 	      "rdma: XRC WRITE FIRST (XRCETH, RETH) and LAST (XRCETH)");
-	deliver(&f[0]);
-	deliver(&f[1]);
+	fwd(&f[0]);
+	fwd(&f[1]);
 	deliver_all();
 	check(!memcmp(mr(0x1000), mr(0), 300) && cq_drain(c, 8) == 1 &&
 	      c[0].syndrome == 0 && c[0].opcode == W_WRITE,
@@ -397,13 +408,13 @@ static void test_rdma(void)
 	check(wire_take(1, &f[0]) && is_xreq(&f[0], B_READ_REQ, X_PSN + 2, SRQ_OK) &&
 	      cx3_get32(f[0].p.payload, 16) == 300,
 	      "rdma: XRC READ request with XRCETH, RETH");
-	deliver(&f[0]);
+	fwd(&f[0]);
 	check(wire_take(2, &f[1]) && f[1].p.opcode == XOP(B_READ_FIRST) &&
 	      wire_take(2, &f[2]) && f[2].p.opcode == XOP(B_READ_FIRST + 2),
 	      "rdma: XRC READ response FIRST and LAST (0x%02x 0x%02x)",
 	      f[1].p.opcode, f[2].p.opcode);
-	deliver(&f[1]);
-	deliver(&f[2]);
+	fwd(&f[1]);
+	fwd(&f[2]);
 	check(!memcmp(mr(0x1800), mr(0x1400), 300) && cq_drain(c, 8) == 1 &&
 	      c[0].opcode == W_READ && c[0].bytes == 300,
 	      "rdma: the READ completes with the data");
@@ -417,9 +428,9 @@ static void test_rdma(void)
 	check(wire_take(1, &f[0]) && is_xreq(&f[0], B_FETCH_ADD, X_PSN + 4, SRQ_OK) &&
 	      f[0].p.payload_len == 4 + IB_ATOMIC_ETH_BYTES,
 	      "rdma: XRC FETCH_ADD with XRCETH, AtomicETH");
-	deliver(&f[0]);
+	fwd(&f[0]);
 	check(wire_take(2, &f[1]) && f[1].p.opcode == XOP(B_ATOMIC_ACK) &&
-	      (deliver(&f[1]), cq_drain(c, 8) == 1) && c[0].syndrome == 0 &&
+	      (fwd(&f[1]), cq_drain(c, 8) == 1) && c[0].syndrome == 0 &&
 	      cx3_get64(mr(0x1c00), 0) == 42 && cx3_get64(mr(0x1c08), 0) == 40,
 	      "rdma: fetch-and-add 40 + 2 through the SRQ's PD, XRC atomic ACK");
 	w = xi_wqe(W_CMP_SWAP, 4, RC_VA + 0x1c00, SRQ_OK);
@@ -429,7 +440,7 @@ static void test_rdma(void)
 	xi_post(w);
 	check(wire_take(1, &f[0]) && is_xreq(&f[0], B_CMP_SWAP, X_PSN + 5, SRQ_OK),
 	      "rdma: XRC CMP_SWAP with XRCETH");
-	deliver(&f[0]);
+	fwd(&f[0]);
 	deliver_all();
 	check(cq_drain(c, 8) == 1 && c[0].syndrome == 0 &&
 	      cx3_get64(mr(0x1c00), 0) == 7 && cx3_get64(mr(0x1c08), 0) == 42,
@@ -470,7 +481,7 @@ static void test_loss(void)
 {
 	struct seen c[8];
 	struct xcqe x[8];
-	struct wire_pkt f[3];
+	struct wire_pkt f[3] = { 0 };
 	unsigned int i;
 	bool ok = true;
 
@@ -482,8 +493,8 @@ static void test_loss(void)
 	for (i = 0; i < 3; i++)
 		ok &= wire_take(1, &f[i]);
 	check(ok, "loss: three packets sent");
-	deliver(&f[0]);
-	deliver(&f[2]);			/* the middle one is lost */
+	fwd(&f[0]);
+	fwd(&f[2]);			/* the middle one is lost */
 	check(wire_take(2, &pk) && is_xack(&pk, A_NAK_SEQ, X_PSN + 1),
 	      "loss: PSN sequence NAK from PSN %u (AETH 0x%02x)", X_PSN + 1,
 	      pk.p.payload_len ? pk.p.payload[0] : 0);
@@ -491,8 +502,8 @@ static void test_loss(void)
 	check(wire_take(1, &f[1]) && is_xreq(&f[1], B_SEND_MIDDLE, X_PSN + 1, SRQ_OK) &&
 	      wire_take(1, &f[2]) && is_xreq(&f[2], B_SEND_LAST, X_PSN + 2, SRQ_OK),
 	      "loss: the initiator resends MIDDLE and LAST with the XRCETH");
-	deliver(&f[1]);
-	deliver(&f[2]);
+	fwd(&f[1]);
+	fwd(&f[2]);
 	deliver_all();
 	check(xcq_drain(x, 8) == 1 && x[0].bytes == 700 &&
 	      !memcmp(mr(0x400), mr(0), 700) && cq_drain(c, 8) == 1 &&
