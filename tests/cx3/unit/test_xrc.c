@@ -53,6 +53,8 @@
 static unsigned int xi_sq, xcq_ci, srq_posted[3];
 static struct wire_pkt pk;
 
+static uint32_t xi_remote = XT;	/* where the initiator sends */
+
 static int xrc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
 {
 	bool ini = qpn == XI;
@@ -64,7 +66,7 @@ static int xrc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
 	c[0x08] = 1 << 5;				/* path MTU 256 */
 	c[0x09] = 0;					/* no RQ */
 	c[0x0a] = 3 << 3 | 2;				/* SQ: 8 x 64 bytes */
-	cx3_put32(c, 0x14, ini ? XT : XI);
+	cx3_put32(c, 0x14, ini ? xi_remote : XI);
 	cx3_put16(c, 0x18 + 0x06, ini ? 2 : 1);		/* DLID */
 	c[0x18 + 0x08] = ACK_TIMEOUT << 3;
 	c[0x18 + 0x20] = ini ? 0x00 : 0x40;		/* port 1 or 2 */
@@ -284,7 +286,8 @@ static void test_qpn_bit23(void)
 	      cx3_get32(o, 8) >> 28 == 3,
 	      "bit 23: QUERY_QP of 0x%x reports local QPN 0x%x in RTS", XT,
 	      cx3_get32(o, 8 + 0x10) & 0xffffff);
-	check(xrc_qp_cmd(XT & ~XRC_BIT, 0x019, 1) != 0,
+	check(xrc_qp_cmd(XT & ~XRC_BIT, 0x019, 1) != 0 &&
+	      dev.qps[XT & ~XRC_BIT] == t && t->state == CX3_QPS_RTS,
 	      "bit 23: RST2INIT of 0x%x refused while 0x%x holds the slot",
 	      XT & ~XRC_BIT, XT);
 	check(t && t->rq.cnt == 0 && cx3_qp_get(&dev, XI) &&
@@ -476,6 +479,48 @@ static void wrong_srq(uint32_t srqn, const char *what)
 	      n ? c[0].syndrome : 0);
 }
 
+/*
+ * The transport must match the QP: an XRC SEND to an RC QP, an RC SEND to
+ * the XRC target are dropped, unanswered.
+ */
+static void test_transport(void)
+{
+	struct seen c[8];
+	struct xcqe x[8];
+	struct cx3_qp *a;
+	unsigned int n;
+
+	xi_remote = QPB;
+	check(xrc_reset() && pair_reset(), "transport: XRC initiator aimed at RC QP 0x%x", QPB);
+	rq_post();
+	xi_send(64, SRQ_OK);
+	check(wire_take(1, &pk) && pk.p.opcode == XOP(B_SEND_ONLY) &&
+	      pk.p.dqpn == QPB, "transport: an XRC SEND to QP 0x%x", QPB);
+	fwd(&pk);
+	n = cq_drain(c, 8);
+	check(nwire == 0 && n == 0,
+	      "transport: the RC QP drops it (%u packets, %u completions)",
+	      nwire, n);
+	xi_remote = XT;
+	check(xrc_reset() && pair_reset(), "transport: XRC QPs up again");
+
+	/* A aimed at the target (its latched remote QPN) */
+	srq_post(SRQ_OK, 0);
+	a = cx3_qp_get(&dev, QPA);
+	if (a)
+		cx3_put32(a->ctx, 0x14, XT);
+	send_wqe(64);
+	check(wire_take(1, &pk) && pk.p.opcode == B_SEND_ONLY && pk.p.dqpn == XT,
+	      "transport: an RC SEND to the XRC target 0x%x", XT);
+	fwd(&pk);
+	n = xcq_drain(x, 8);
+	check(nwire == 0 && n == 0 && cx3_qp_get(&dev, XT)->state == CX3_QPS_RTS,
+	      "transport: the XRC target drops it (%u packets, %u receives)",
+	      nwire, n);
+	check(pair_reset(), "transport: RC pair reset");
+	cq_drain(c, 8);
+}
+
 /* A lost packet of an XRC message: sequence NAK, go-back-N, one receive */
 static void test_loss(void)
 {
@@ -552,6 +597,7 @@ int main(void)
 	wrong_srq(SRQ_OTHER, "SRQ of another XRCD");
 	wrong_srq(SRQ_PLAIN, "plain SRQ");
 	wrong_srq(9, "no such SRQ");
+	test_transport();
 	test_loss();
 	cx3_fini(&dev);
 	free(mem);
