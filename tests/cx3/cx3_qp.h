@@ -153,7 +153,12 @@ static inline bool cx3_qp_xrc_target(const struct cx3_qp *qp)
 	return qp->st == CX3_ST_XRC && (qp->qpn & CX3_XRC_QPN_BIT);
 }
 
-/* The transport bits of the BTH opcodes a connected QP sends */
+/*
+ * The transport bits of the BTH opcodes a connected QP sends.  XRC has its
+ * own opcode block, 101b, for responses too: an XRC target ACKs with 0xb1,
+ * answers a READ with 0xad-0xb0 and an atomic with 0xb2 (IBA table 38;
+ * rxe's XRC support sends the same), and an XRC initiator takes no RC ones.
+ */
 static inline uint8_t cx3_qp_transport(const struct cx3_qp *qp)
 {
 	return qp->st == CX3_ST_XRC ? IB_TRANSPORT_XRC :
