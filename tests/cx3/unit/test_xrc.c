@@ -312,7 +312,8 @@ static void test_send(void)
 	srq_post(SRQ_OK, 0);
 	srq_post(SRQ_OK, 1);
 	xi_send(100, SRQ_OK);
-	check(wire_take(1, &pk) && is_xreq(&pk, B_SEND_ONLY, X_PSN, SRQ_OK) &&
+	ok = wire_take(1, &pk);
+	check(ok && is_xreq(&pk, B_SEND_ONLY, X_PSN, SRQ_OK) &&
 	      !wire_take(1, &f[0]),
 	      "send: one XRC SEND_ONLY (0x%02x) to 0x%x with XRCETH SRQ %u",
 	      pk.p.opcode, pk.p.dqpn,
@@ -322,7 +323,8 @@ static void test_send(void)
 	      pk.len);
 	rc_before = (uint16_t)rc_ci;
 	deliver(&pk);
-	check(wire_take(2, &pk) && is_xack(&pk, A_ACK, X_PSN),
+	ok = wire_take(2, &pk);
+	check(ok && is_xack(&pk, A_ACK, X_PSN),
 	      "send: the target ACKs with the XRC ACK opcode (0x%02x)",
 	      pk.p.opcode);
 	n = xcq_drain(x, 8);
@@ -340,6 +342,7 @@ static void test_send(void)
 	      "send: the initiator's SEND completes on its CQ");
 
 	/* a message of three packets: each has its XRCETH */
+	ok = true;
 	xi_send(600, SRQ_OK);
 	for (i = 0; i < 3; i++)
 		ok &= wire_take(1, &f[i]) &&
@@ -357,8 +360,8 @@ static void test_send(void)
 
 	/* no WQE on the SRQ: RNR NAK, then the resend once one is posted */
 	xi_send(50, SRQ_OK);
-	check(wire_take(1, &pk) && (deliver(&pk), wire_take(2, &pk)) &&
-	      pk.p.opcode == XOP(B_ACK) &&
+	ok = wire_take(1, &pk) && (deliver(&pk), wire_take(2, &pk));
+	check(ok && pk.p.opcode == XOP(B_ACK) &&
 	      (pk.p.payload[0] & 0xe0) == A_RNR,
 	      "send: an empty SRQ answers with an RNR NAK (AETH 0x%02x)",
 	      pk.p.payload_len ? pk.p.payload[0] : 0);
@@ -378,6 +381,7 @@ static void test_rdma(void)
 	struct wire_pkt f[4] = { 0 };
 	uint8_t *w;
 	unsigned int posted = srq_posted[0];
+	bool ok;
 
 	check(xrc_reset(), "rdma: XRC QPs up");
 	/* WRITE of 300 bytes: FIRST and LAST, the XRCETH before the RETH */
@@ -412,8 +416,9 @@ static void test_rdma(void)
 	      cx3_get32(f[0].p.payload, 16) == 300,
 	      "rdma: XRC READ request with XRCETH, RETH");
 	fwd(&f[0]);
-	check(wire_take(2, &f[1]) && f[1].p.opcode == XOP(B_READ_FIRST) &&
-	      wire_take(2, &f[2]) && f[2].p.opcode == XOP(B_READ_FIRST + 2),
+	ok = wire_take(2, &f[1]) && wire_take(2, &f[2]);
+	check(ok && f[1].p.opcode == XOP(B_READ_FIRST) &&
+	      f[2].p.opcode == XOP(B_READ_FIRST + 2),
 	      "rdma: XRC READ response FIRST and LAST (0x%02x 0x%02x)",
 	      f[1].p.opcode, f[2].p.opcode);
 	fwd(&f[1]);
@@ -457,6 +462,7 @@ static void wrong_srq(uint32_t srqn, const char *what)
 	struct xcqe x[8];
 	struct cx3_qp *t;
 	unsigned int n;
+	bool got;
 
 	check(xrc_reset(), "%s: XRC QPs up", what);
 	srq_post(SRQ_OK, 0);
@@ -466,7 +472,8 @@ static void wrong_srq(uint32_t srqn, const char *what)
 	check(wire_take(1, &pk) && is_xreq(&pk, B_SEND_ONLY, X_PSN, srqn),
 	      "%s: the SEND names SRQ %u", what, srqn);
 	deliver(&pk);
-	check(wire_take(2, &pk) && is_xack(&pk, A_NAK_ACCESS, X_PSN),
+	got = wire_take(2, &pk);
+	check(got && is_xack(&pk, A_NAK_ACCESS, X_PSN),
 	      "%s: NAK remote access error (AETH 0x%02x)", what,
 	      pk.p.payload_len ? pk.p.payload[0] : 0);
 	t = cx3_qp_get(&dev, XT);
@@ -540,7 +547,8 @@ static void test_loss(void)
 	check(ok, "loss: three packets sent");
 	fwd(&f[0]);
 	fwd(&f[2]);			/* the middle one is lost */
-	check(wire_take(2, &pk) && is_xack(&pk, A_NAK_SEQ, X_PSN + 1),
+	ok = wire_take(2, &pk);
+	check(ok && is_xack(&pk, A_NAK_SEQ, X_PSN + 1),
 	      "loss: PSN sequence NAK from PSN %u (AETH 0x%02x)", X_PSN + 1,
 	      pk.p.payload_len ? pk.p.payload[0] : 0);
 	deliver(&pk);
