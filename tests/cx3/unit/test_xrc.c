@@ -22,6 +22,7 @@
 #define XRC_BIT		(1u << 23)
 #define XI		12			/* the initiator, port 1 */
 #define XT		(13 | XRC_BIT)		/* the target, port 2 */
+#define XI2		14			/* an initiator on port 2 */
 #define XRCD		1
 #define TGT_PD		7	/* the domain's private PD: no MR of its own */
 #define XCQN		3	/* the XRC SRQ's CQ */
@@ -33,6 +34,7 @@
 #define XCQ_BUF		(MEM_BASE + 0x410000)
 #define XI_BUF		(MEM_BASE + 0x411000)
 #define XT_BUF		(MEM_BASE + 0x412000)
+#define XI2_BUF		(MEM_BASE + 0x417000)
 #define SRQ_BUF(n)	(MEM_BASE + 0x413000 + ((n) - SRQ_OK) * 0x1000)
 #define XCQ_DB		(MEM_BASE + 0x403500)
 #define SRQ_DB(n)	(MEM_BASE + 0x403600 + ((n) - SRQ_OK) * 0x10)
@@ -57,7 +59,7 @@ static uint32_t xi_remote = XT;	/* where the initiator sends */
 
 static int xrc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
 {
-	bool ini = qpn == XI;
+	bool ini = qpn != XT, p2 = qpn != XI;
 	uint8_t *c = gp(MBOX) + 8;
 
 	memset(gp(MBOX), 0, 4096);
@@ -66,10 +68,10 @@ static int xrc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
 	c[0x08] = 1 << 5;				/* path MTU 256 */
 	c[0x09] = 0;					/* no RQ */
 	c[0x0a] = 3 << 3 | 2;				/* SQ: 8 x 64 bytes */
-	cx3_put32(c, 0x14, ini ? xi_remote : XI);
-	cx3_put16(c, 0x18 + 0x06, ini ? 2 : 1);		/* DLID */
+	cx3_put32(c, 0x14, qpn == XI ? xi_remote : XI);
+	cx3_put16(c, 0x18 + 0x06, p2 ? 1 : 2);		/* DLID */
 	c[0x18 + 0x08] = ACK_TIMEOUT << 3;
-	c[0x18 + 0x20] = ini ? 0x00 : 0x40;		/* port 1 or 2 */
+	c[0x18 + 0x20] = p2 ? 0x40 : 0x00;		/* port 1 or 2 */
 	cx3_put32(c, 0x70, 2u << 21 | 3u << 16 | 7u << 13);
 	cx3_put32(c, 0x78, X_PSN);			/* SQ PSN */
 	cx3_put32(c, 0x7c, RC_CQN);
@@ -77,7 +79,8 @@ static int xrc_qp_cmd(uint32_t qpn, uint16_t op, unsigned int state)
 	cx3_put32(c, 0x94, 1u << 24 | X_PSN);		/* RQ PSN */
 	cx3_put32(c, 0x98, ini ? 0 : XRCD);
 	cx3_put32(c, 0x9c, RC_CQN);
-	cx3_put32(c, 0xcc, (ini ? 10 : 11) * 8);	/* MTT entry 10 or 11 */
+	/* MTT entry 10, 11 or 15 */
+	cx3_put32(c, 0xcc, (qpn == XI ? 10 : qpn == XT ? 11 : 15) * 8);
 	return cmd(MBOX, qpn, op, 0);
 }
 
@@ -526,6 +529,28 @@ static void test_transport(void)
 	      nwire, n);
 	check(pair_reset(), "transport: RC pair reset");
 	cq_drain(c, 8);
+
+	/* an XRC request to an initiator: only targets take them */
+	for (n = 0; n < 8; n++)
+		gp(XI2_BUF)[n * 64] = 0x80;
+	check(xrc_qp_cmd(XI2, 0x019, 1) == 0 && xrc_qp_cmd(XI2, 0x01a, 2) == 0 &&
+	      xrc_qp_cmd(XI2, 0x01b, 3) == 0,
+	      "transport: a second initiator 0x%x on port 2, aimed at 0x%x",
+	      XI2, XI);
+	memset(gp(XI2_BUF), 0, 64);
+	gp(XI2_BUF)[3] = W_SEND;
+	gp(XI2_BUF)[7] = 2;
+	cx3_put32(gp(XI2_BUF), 8, SRQ_OK << 8 | 3u << 2);
+	dseg(gp(XI2_BUF), 16, 64, RC_VA);
+	cx3_qp_send_doorbell(&dev, XI2);
+	check(wire_take(2, &pk) && pk.p.opcode == XOP(B_SEND_ONLY) &&
+	      pk.p.dqpn == XI, "transport: an XRC SEND to the initiator 0x%x", XI);
+	fwd(&pk);
+	check(nwire == 0 && xcq_drain(x, 8) == 0 && cq_drain(c, 8) == 0 &&
+	      cx3_qp_get(&dev, XI)->state == CX3_QPS_RTS,
+	      "transport: the initiator drops it (%u packets)", nwire);
+	check(xrc_qp_cmd(XI2, 0x021, 0) == 0, "transport: 0x%x to RESET", XI2);
+	nwire = 0;
 }
 
 /* A lost packet of an XRC message: sequence NAK, go-back-N, one receive */
@@ -584,6 +609,7 @@ int main(void)
 	mtt_set(12, SRQ_BUF(SRQ_OK));
 	mtt_set(13, SRQ_BUF(SRQ_OTHER));
 	mtt_set(14, SRQ_BUF(SRQ_PLAIN));
+	mtt_set(15, XI2_BUF);
 	m = gp(MBOX);
 	memset(gp(XCQ_BUF), 0, 4096);
 	memset(m, 0, 4096);
