@@ -26,6 +26,7 @@
 #define DEV_FLAG_RC		(1ull << 0)
 #define DEV_FLAG_UC		(1ull << 1)
 #define DEV_FLAG_UD		(1ull << 2)
+#define DEV_FLAG_XRC		(1ull << 3)
 #define DEV_FLAG_SRQ		(1ull << 6)
 #define DEV_FLAG_BAD_PKEY_CNTR	(1ull << 8)
 #define DEV_FLAG_BAD_QKEY_CNTR	(1ull << 9)
@@ -102,7 +103,7 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	uint64_t flags = DEV_FLAG_RC | DEV_FLAG_UC | DEV_FLAG_UD |
 			 DEV_FLAG_SRQ | DEV_FLAG_BAD_PKEY_CNTR |
 			 DEV_FLAG_BAD_QKEY_CNTR | DEV_FLAG_ATOMIC |
-			 DEV_FLAG_UD_AV_PORT | DEV_FLAG_UD_MCAST;
+			 DEV_FLAG_UD_AV_PORT | DEV_FLAG_UD_MCAST | DEV_FLAG_XRC;
 	uint8_t *o = cmd->outbox;
 
 	(void)dev;
@@ -146,7 +147,7 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	o[0x63] = LOG_MAX_MCG;
 	o[0x64] = 1 << 4;		/* reserved PDs */
 	o[0x65] = LOG_MAX_PD;
-	o[0x66] = 0;
+	o[0x66] = 0;			/* reserved XRCDs (<< 4): a plain SRQ's */
 	o[0x67] = 16;			/* log max XRCDs */
 	cx3_put16(o, 0x80, 32);		/* RDMARC entry size */
 	cx3_put16(o, 0x82, CX3_QPC_ENTRY);

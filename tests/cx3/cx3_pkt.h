@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ConnectX-3 model: InfiniBand packets as they cross a cable.  A packet is
- * LRH [GRH] BTH [DETH|RETH|AtomicETH|AETH|AtomicAckETH] [ImmDt] payload ICRC,
+ * LRH [GRH] BTH [XRCETH] [DETH|RETH|AtomicETH|AETH|AtomicAckETH] [ImmDt]
+ * payload ICRC,
  * all big-endian, exactly as on a real link (without the VCRC).
  */
 #ifndef CX3_PKT_H
@@ -17,6 +18,7 @@
 #define IB_ATOMIC_ETH_BYTES	28
 #define IB_AETH_BYTES		4
 #define IB_ATOMIC_ACK_BYTES	8
+#define IB_XRCETH_BYTES		4	/* XRC requests: the XRC SRQ number */
 #define IB_IMM_BYTES		4
 #define IB_ICRC_BYTES		4
 /* the largest packet: headers and a 4096-byte MTU payload, with room */
@@ -29,7 +31,7 @@
 #define IB_QP1_QKEY		0x80010000u
 #define IB_PSN_MASK		0xffffffu
 
-/* BTH opcodes (transport in bits 7:5: RC 0, UC 1, UD 3) */
+/* BTH opcodes (transport in bits 7:5: RC 0, UC 1, UD 3, XRC 5) */
 enum {
 	IB_OP_SEND_FIRST	= 0x00,
 	IB_OP_SEND_MIDDLE	= 0x01,
@@ -55,6 +57,7 @@ enum {
 	IB_TRANSPORT_RC		= 0x00,
 	IB_TRANSPORT_UC		= 0x20,
 	IB_TRANSPORT_UD		= 0x60,
+	IB_TRANSPORT_XRC	= 0xa0,
 };
 
 /* AETH syndromes */

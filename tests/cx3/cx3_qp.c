@@ -94,11 +94,24 @@ static void latch_list(uint8_t *ctx, const uint8_t *in,
 		latch(ctx, in, &f[i]);
 }
 
+/* The table index of a QP number: an XRC target's bit 23 stripped */
+static uint32_t qp_index(uint32_t qpn)
+{
+	return qpn & ~CX3_XRC_QPN_BIT;
+}
+
+/*
+ * The QP by its full number: an XRC target answers only to the number with
+ * bit 23, every other QP only to the number without it.
+ */
 struct cx3_qp *cx3_qp_get(struct cx3_dev *dev, uint32_t qpn)
 {
-	if (!dev->qps || qpn >= 1u << dev->hca.log_qps)
+	struct cx3_qp *qp;
+
+	if (!dev->qps || qp_index(qpn) >= 1u << dev->hca.log_qps)
 		return NULL;
-	return dev->qps[qpn];
+	qp = dev->qps[qp_index(qpn)];
+	return qp && qp->qpn == qpn ? qp : NULL;
 }
 
 static bool is_special(struct cx3_dev *dev, uint32_t qpn)
@@ -116,9 +129,11 @@ static int qp_geometry(struct cx3_dev *dev, struct cx3_qp *qp,
 
 	qp->srq = (cx3_get32(c, 0xac) >> 24) & 1;
 	qp->srqn = cx3_get32(c, 0xac) & 0xffffff;
+	qp->st = (cx3_get32(c, 0x00) >> 16) & 0xff;
 	qp->sq.stride_shift = (sq & 7) + 4;
 	qp->sq.cnt = 1u << ((sq >> 3) & 0xf);
-	if (qp->srq || rq == 0xfc) {
+	/* neither XRC QP has a receive queue: targets use XRC SRQs */
+	if (qp->srq || rq == 0xfc || qp->st == CX3_ST_XRC) {
 		qp->rq.cnt = 0;
 		qp->rq.stride_shift = 0;
 	} else {
@@ -147,7 +162,7 @@ static int qp_geometry(struct cx3_dev *dev, struct cx3_qp *qp,
 	qp->send_cqn = cx3_get32(c, 0x7c) & 0xffffff;
 	qp->recv_cqn = cx3_get32(c, 0x9c) & 0xffffff;
 	qp->pd = cx3_get32(c, 0x04) & 0xffffff;
-	qp->st = (cx3_get32(c, 0x00) >> 16) & 0xff;
+	qp->xrcd = cx3_get32(c, 0x98) & 0xffffff;
 
 	if (!cx3_cq_exists(dev, qp->send_cqn) ||
 	    (!qp->srq && !cx3_cq_exists(dev, qp->recv_cqn))) {
@@ -161,9 +176,16 @@ static int qp_geometry(struct cx3_dev *dev, struct cx3_qp *qp,
 		return -1;
 	}
 	if (qp->st != CX3_ST_RC && qp->st != CX3_ST_UC && qp->st != CX3_ST_UD &&
-	    qp->st != CX3_ST_MLX) {
+	    qp->st != CX3_ST_MLX && qp->st != CX3_ST_XRC) {
 		cx3_log(dev, "QP 0x%x: service type %u not offered", qp->qpn,
 			qp->st);
+		return -1;
+	}
+	/* bit 23 marks an XRC target, which must belong to a domain */
+	if ((qp->qpn & CX3_XRC_QPN_BIT) &&
+	    (qp->st != CX3_ST_XRC || !qp->xrcd)) {
+		cx3_log(dev, "QP 0x%x: an XRC target number for a QP of type %u, XRCD 0x%x",
+			qp->qpn, qp->st, qp->xrcd);
 		return -1;
 	}
 	if ((qp->st == CX3_ST_MLX) != is_special(dev, qp->qpn)) {
@@ -233,7 +255,8 @@ void cx3_qp_flush(struct cx3_dev *dev, struct cx3_qp *qp)
 {
 	uint16_t head;
 
-	while (qp->sq.cnt && cx3_qp_sq_posted(dev, qp, qp->sq.cons)) {
+	while (qp->sq.cnt && !cx3_qp_xrc_target(qp) &&
+	       cx3_qp_sq_posted(dev, qp, qp->sq.cons)) {
 		flush_cqe(dev, qp, qp->send_cqn, qp->sq.cons & 0xffff, true);
 		qp->sq.cons++;
 	}
@@ -387,7 +410,7 @@ static void qp_destroy(struct cx3_dev *dev, struct cx3_qp *qp)
 			qp->stale_responses, qp->go_backs);
 	err_list_del(dev, qp);
 	cx3_rc_reset(dev, qp);
-	dev->qps[qp->qpn] = NULL;
+	dev->qps[qp_index(qp->qpn)] = NULL;
 	free(qp->win);
 	free(qp->resp_wqe);
 	free(qp);
@@ -421,7 +444,7 @@ static uint8_t qp_latch(struct cx3_dev *dev, struct cx3_qp *qp, uint16_t op,
 {
 	const uint8_t *in = mbox + QPC_OFF;
 	uint32_t optpar = cx3_get32(mbox, 0);
-	bool conn = qp->st == CX3_ST_RC || qp->st == CX3_ST_UC;
+	bool conn = cx3_qp_reliable(qp) || qp->st == CX3_ST_UC;
 	int bit;
 
 	if (op == OP_RST2INIT) {
@@ -459,8 +482,13 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	uint8_t cur = qp ? qp->state : CX3_QPS_RST, want, status, data[24];
 	size_t i;
 
-	if (qpn >= 1u << dev->hca.log_qps)
+	if (qp_index(qpn) >= 1u << dev->hca.log_qps)
 		return CX3_STAT_BAD_INDEX;
+	if (!qp && dev->qps[qp_index(qpn)]) {
+		cx3_log(dev, "QP 0x%x: number taken by QP 0x%x", qpn,
+			dev->qps[qp_index(qpn)]->qpn);
+		return CX3_STAT_BAD_INDEX;
+	}
 	for (i = 0; i < sizeof(transitions) / sizeof(transitions[0]); i++)
 		if (transitions[i].op == cmd->opcode)
 			t = &transitions[i];
@@ -483,7 +511,8 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		return CX3_STAT_BAD_PARAM;
 	}
 	if (!qp) {
-		if (!cx3_ctx_mapped(dev, dev->hca.qpc_base, qpn, CX3_QPC_ENTRY))
+		if (!cx3_ctx_mapped(dev, dev->hca.qpc_base, qp_index(qpn),
+				    CX3_QPC_ENTRY))
 			return CX3_STAT_ICM_ERROR;
 		qp = calloc(1, sizeof(*qp));
 		if (!qp)
@@ -497,14 +526,14 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 			return CX3_STAT_BAD_PARAM;
 		}
 		/* the RC requester's window: at most one entry per SQ WQE */
-		if (qp->st == CX3_ST_RC && qp->sq.cnt) {
+		if (cx3_qp_reliable(qp) && qp->sq.cnt) {
 			qp->win = calloc(qp->sq.cnt, sizeof(*qp->win));
 			if (!qp->win) {
 				free(qp);
 				return CX3_STAT_EXCEED_LIM;
 			}
 		}
-		dev->qps[qpn] = qp;
+		dev->qps[qp_index(qpn)] = qp;
 		dev->live.qp++;
 	}
 	if (t->to == CX3_QPS_ERR) {
@@ -522,7 +551,7 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		 * Drained once no request is in flight: at once, or when the
 		 * RC requester's window empties (cx3_rc.c)
 		 */
-		if (qp->st == CX3_ST_RC && qp->win_cnt) {
+		if (cx3_qp_reliable(qp) && qp->win_cnt) {
 			qp->drain_event = true;
 		} else {
 			memset(data, 0, sizeof(data));
@@ -541,7 +570,7 @@ uint8_t cx3_cmd_qp_modify(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		qp->sq_psn = cx3_get32(qp->ctx, 0x78) & 0xffffff;
 		qp->rnr_left = (cx3_get32(qp->ctx, 0x70) >> 13) & 7;
 		qp->retry_left = (cx3_get32(qp->ctx, 0x70) >> 16) & 7;
-		if (qp->st == CX3_ST_RC)
+		if (cx3_qp_reliable(qp))
 			cx3_rc_start(dev, qp);
 	}
 	if (t->to == CX3_QPS_RTS) {
@@ -557,7 +586,7 @@ uint8_t cx3_cmd_query_qp(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	struct cx3_qp *qp = cx3_qp_get(dev, qpn);
 	uint8_t *c = cmd->outbox + QPC_OFF;
 
-	if (qpn >= 1u << dev->hca.log_qps)
+	if (qp_index(qpn) >= 1u << dev->hca.log_qps)
 		return CX3_STAT_BAD_INDEX;
 	memset(cmd->outbox, 0, QPC_OFF + CX3_QPC_SIZE);
 	cmd->out_len = QPC_OFF + CX3_QPC_SIZE;

@@ -8,6 +8,13 @@
 
 #define CX3_QPC_SIZE		248
 
+/*
+ * mlx4_ib ORs this into the number of an XRC target QP: the QP commands and
+ * the context carry it, user space knows the QP by it, and libmlx4 takes a
+ * receive CQE with it for one of an XRC SRQ.  The tables strip it.
+ */
+#define CX3_XRC_QPN_BIT		(1u << 23)
+
 /* QP states, as in the context's flags[31:28] */
 enum {
 	CX3_QPS_RST = 0, CX3_QPS_INIT = 1, CX3_QPS_RTR = 2, CX3_QPS_RTS = 3,
@@ -56,6 +63,9 @@ struct cx3_qp {
 	uint32_t send_cqn, recv_cqn;
 	bool srq;
 	uint32_t srqn;
+	uint32_t xrcd;		/* XRC target: its domain (context @0x98) */
+	/* XRC target: the SRQ the request being executed names (cx3_recv.c) */
+	struct cx3_srq *xrc_srq;
 	uint32_t qkey;
 	uint64_t db_rec;	/* RQ doorbell record */
 	struct cx3_buf buf;	/* SQ and RQ share one buffer */
@@ -129,6 +139,35 @@ void cx3_rc_start(struct cx3_dev *dev, struct cx3_qp *qp);
 void cx3_rc_reset(struct cx3_dev *dev, struct cx3_qp *qp);
 void cx3_rc_response(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_pkt *p);
+
+/* RC and XRC: the reliable connected service (ACKs, retries, READs) */
+static inline bool cx3_qp_reliable(const struct cx3_qp *qp)
+{
+	return qp->st == CX3_ST_RC || qp->st == CX3_ST_XRC;
+}
+
+/*
+ * An XRC target only answers requests: its send queue, which mlx4_ib sizes
+ * but neither posts to nor stamps when user space drives the QP (zeroed
+ * memory, which owner bits would take for posted WQEs), is never executed
+ * nor flushed.
+ */
+static inline bool cx3_qp_xrc_target(const struct cx3_qp *qp)
+{
+	return qp->st == CX3_ST_XRC && (qp->qpn & CX3_XRC_QPN_BIT);
+}
+
+/*
+ * The transport bits of the BTH opcodes a connected QP sends.  XRC has its
+ * own opcode block, 101b, for responses too: an XRC target ACKs with 0xb1,
+ * answers a READ with 0xad-0xb0 and an atomic with 0xb2 (IBA table 38;
+ * rxe's XRC support sends the same), and an XRC initiator takes no RC ones.
+ */
+static inline uint8_t cx3_qp_transport(const struct cx3_qp *qp)
+{
+	return qp->st == CX3_ST_XRC ? IB_TRANSPORT_XRC :
+	       qp->st == CX3_ST_UC ? IB_TRANSPORT_UC : IB_TRANSPORT_RC;
+}
 
 /* Context fields the engines use */
 static inline uint32_t cx3_qp_remote_qpn(const struct cx3_qp *qp)

@@ -75,11 +75,22 @@ static int take_srq(struct cx3_dev *dev, struct cx3_srq *srq, struct rwqe *w)
 	return 0;
 }
 
+/*
+ * The PD of a responder's memory checks: an XRC target's own PD is the
+ * domain's private one; its requests use the PD of the XRC SRQ they name.
+ */
+static uint32_t resp_pd(const struct cx3_qp *qp)
+{
+	return qp->xrc_srq ? qp->xrc_srq->pd : qp->pd;
+}
+
 static int take_rwqe(struct cx3_dev *dev, struct cx3_qp *qp, struct rwqe *w)
 {
 	uint16_t head;
 	uint64_t off;
 
+	if (qp->xrc_srq)
+		return take_srq(dev, qp->xrc_srq, w);
 	if (qp->srq) {
 		struct cx3_srq *srq = cx3_srq_get(dev, qp->srqn);
 
@@ -143,11 +154,11 @@ int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
 		seg -= skip;
 		skip = 0;
 		n = (uint32_t)(seg < len ? seg : len);
-		err = cx3_mr_rw(dev, lkey, qp->pd, addr, (void *)data, n,
+		err = cx3_mr_rw(dev, lkey, resp_pd(qp), addr, (void *)data, n,
 				CX3_ACC_LOCAL_WRITE, true);
 		if (err) {
 			cx3_log(dev, "QP 0x%x: receive into lkey 0x%x PD 0x%x at 0x%llx+%u failed (%d)",
-				qp->qpn, lkey, qp->pd, (unsigned long long)addr,
+				qp->qpn, lkey, resp_pd(qp), (unsigned long long)addr,
 				n, err);
 			return SYN_LOCAL_PROT;
 		}
@@ -163,7 +174,17 @@ static void recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
 		     uint32_t src_qp, uint8_t pkey_index, uint8_t syndrome)
 {
 	uint8_t cqe[32] = { 0 };
+	uint32_t cqn = qp->recv_cqn;
 
+	/*
+	 * An XRC receive completes on the SRQ's CQ; the QP number (bit 23
+	 * included) says it is one, g_mlpath_rqpn names the SRQ (libmlx4
+	 * finds the WQE's owner by it, not by a QP)
+	 */
+	if (qp->xrc_srq) {
+		cqn = qp->xrc_srq->cqn;
+		src_qp = qp->xrc_srq->srqn;
+	}
 	cx3_put32(cqe, 0x00, qp->qpn);
 	if (imm)
 		memcpy(cqe + 4, imm, 4);
@@ -181,7 +202,7 @@ static void recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
 	} else {
 		cqe[0x1f] = opcode;
 	}
-	cx3_cq_push(dev, qp->recv_cqn, cqe, p->se);
+	cx3_cq_push(dev, cqn, cqe, p->se);
 }
 
 /* The P_Key index of a packet's P_Key on this port, or -1 (a violation). */
@@ -322,7 +343,7 @@ static void respond_psn(struct cx3_dev *dev, struct cx3_qp *qp,
 		return;
 	off = cx3_build_headers(dev, qp, p->port, p->slid,
 				p->grh ? p->grh + 8 : NULL, p->grh != NULL,
-				p->sl, IB_TRANSPORT_RC | opcode, false,
+				p->sl, cx3_qp_transport(qp) | opcode, false,
 				cx3_qp_remote_qpn(qp), psn, h + len, pkt);
 	if (with_aeth)
 		cx3_put32(pkt, off, (uint32_t)aeth << 24 | (qp->msn & 0xffffff));
@@ -412,7 +433,7 @@ static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 static void rnr_nak(struct cx3_dev *dev, struct cx3_qp *qp,
 		    const struct cx3_pkt *p)
 {
-	if (qp->st != CX3_ST_RC)
+	if (!cx3_qp_reliable(qp))
 		return;
 	dev->port[p->port - 1].diag.rq_rnr++;
 	respond(dev, qp, p, IB_OP_ACK, AETH_RNR_NAK |
@@ -467,7 +488,7 @@ static uint8_t read_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		return AETH_NAK_ACCESS;
 	buf = n ? malloc(n) : NULL;
 	if ((n && !buf) || !qp_allows(qp, 15) ||
-	    (n && cx3_mr_rw(dev, rkey, qp->pd, va, buf, n,
+	    (n && cx3_mr_rw(dev, rkey, resp_pd(qp), va, buf, n,
 			    CX3_ACC_REMOTE_READ, false))) {
 		free(buf);
 		return AETH_NAK_ACCESS;
@@ -615,7 +636,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		      const struct cx3_pkt *p)
 {
 	uint8_t op = p->opcode & 0x1f, ev[24] = { 0 }, old[8], val[8], nak;
-	bool rc = qp->st == CX3_ST_RC, imm;
+	bool rc = cx3_qp_reliable(qp), imm;
 	const uint8_t *d = p->ext, *immp = NULL;
 	size_t len = p->payload_len;
 	uint64_t va, a, b, cur;
@@ -631,6 +652,11 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	}
 	if (rc ? !rc_sequence(dev, qp, p) : !uc_sequence(qp, p))
 		return;
+	if (qp->st == CX3_ST_XRC && !qp->xrc_srq) {
+		/* no XRC SRQ of the target's domain by that number */
+		responder_error(dev, qp, p, AETH_NAK_ACCESS);
+		return;
+	}
 	switch (op) {
 	case IB_OP_SEND_ONLY:
 	case IB_OP_SEND_ONLY_IMM:
@@ -677,7 +703,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		if (!qp_allows(qp, 14) ||
-		    (len && cx3_mr_rw(dev, rkey, qp->pd, va, (void *)d, len,
+		    (len && cx3_mr_rw(dev, rkey, resp_pd(qp), va, (void *)d, len,
 				      CX3_ACC_REMOTE_WRITE, true))) {
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
@@ -759,7 +785,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			}
 		}
 		if (!qp_allows(qp, 14) ||
-		    (len && cx3_mr_rw(dev, qp->resp_rkey, qp->pd, qp->resp_va,
+		    (len && cx3_mr_rw(dev, qp->resp_rkey, resp_pd(qp), qp->resp_va,
 				      (void *)d, len, CX3_ACC_REMOTE_WRITE, true))) {
 			qp->resp_active = false;
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
@@ -793,7 +819,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		a = cx3_get64(d, 12);		/* swap or add */
 		b = cx3_get64(d, 20);		/* compare */
 		if (!qp_allows(qp, 13) || (va & 7) ||
-		    cx3_mr_rw(dev, rkey, qp->pd, va, old, 8, CX3_ACC_ATOMIC,
+		    cx3_mr_rw(dev, rkey, resp_pd(qp), va, old, 8, CX3_ACC_ATOMIC,
 			      false)) {
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
@@ -804,7 +830,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			cx3_put64(val, 0, cur + a);
 		else
 			cx3_put64(val, 0, cur == b ? a : cur);
-		cx3_mr_rw(dev, rkey, qp->pd, va, val, 8, CX3_ACC_ATOMIC, true);
+		cx3_mr_rw(dev, rkey, resp_pd(qp), va, val, 8, CX3_ACC_ATOMIC, true);
 		/* the original value answers this request and its duplicates */
 		r = &qp->replay[qp->replay_next++ % CX3_ATOMIC_REPLAY];
 		memcpy(r->orig, old, 8);
@@ -821,6 +847,39 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	accept_psn(qp, p, 1);
 	if (rc)
 		respond(dev, qp, p, IB_OP_ACK, AETH_ACK, NULL, 0);
+}
+
+/*
+ * An XRC request: for a target only (bit 23 in its number), with an XRCETH
+ * after the BTH.  The SRQ it names serves the request if it is an XRC SRQ
+ * of the target's domain; otherwise the responder NAKs it with a remote
+ * access error once the PSN check has passed (IBA annex A14; rxe's XRC
+ * responder does the same), and the QP goes to the error state.  The SRQ
+ * stays attached to the QP only while its request executes.
+ */
+static void xrc_responder(struct cx3_dev *dev, struct cx3_qp *qp,
+			  const struct cx3_pkt *p)
+{
+	struct cx3_pkt x = *p;
+	struct cx3_srq *srq;
+	uint32_t srqn;
+
+	if (!cx3_qp_xrc_target(qp) || p->payload_len < IB_XRCETH_BYTES)
+		return;
+	srqn = cx3_get32(p->ext, 0) & 0xffffff;
+	srq = cx3_srq_get(dev, srqn);
+	/* a target's XRCD is never 0, a plain SRQ's always (cx3_srq.c) */
+	if (srq && srq->xrcd != qp->xrcd) {
+		cx3_log(dev, "QP 0x%x of XRCD 0x%x: request for SRQ 0x%x of XRCD 0x%x",
+			qp->qpn, qp->xrcd, srqn, srq->xrcd);
+		srq = NULL;
+	}
+	x.ext += IB_XRCETH_BYTES;
+	x.payload = x.ext;
+	x.payload_len -= IB_XRCETH_BYTES;
+	qp->xrc_srq = srq;
+	responder(dev, qp, &x);
+	qp->xrc_srq = NULL;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -844,11 +903,10 @@ void cx3_recv_packet(struct cx3_dev *dev, const struct cx3_pkt *p)
 		return;
 	}
 	if (cx3_qp_port(qp) != p->port ||
-	    (tr == IB_TRANSPORT_RC && qp->st != CX3_ST_RC) ||
-	    (tr == IB_TRANSPORT_UC && qp->st != CX3_ST_UC) ||
-	    (tr != IB_TRANSPORT_RC && tr != IB_TRANSPORT_UC))
+	    (tr != IB_TRANSPORT_RC && tr != IB_TRANSPORT_UC &&
+	     tr != IB_TRANSPORT_XRC) || tr != cx3_qp_transport(qp))
 		return;
-	if (tr == IB_TRANSPORT_RC &&
+	if (tr != IB_TRANSPORT_UC &&
 	    (op == IB_OP_ACK || op == IB_OP_ATOMIC_ACK ||
 	     (op >= IB_OP_READ_RESP_FIRST && op <= IB_OP_READ_RESP_ONLY))) {
 		cx3_rc_response(dev, qp, p);
@@ -859,6 +917,10 @@ void cx3_recv_packet(struct cx3_dev *dev, const struct cx3_pkt *p)
 		return;
 	if (pkey_lookup(&dev->port[p->port - 1], p->pkey) < 0) {
 		dev->port[p->port - 1].pkey_violations++;
+		return;
+	}
+	if (tr == IB_TRANSPORT_XRC) {
+		xrc_responder(dev, qp, p);
 		return;
 	}
 	responder(dev, qp, p);

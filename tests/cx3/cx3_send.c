@@ -312,15 +312,31 @@ static uint8_t seg_opcode(bool send, bool imm, uint32_t i, uint32_t n)
 		      (imm ? IB_OP_WRITE_LAST_IMM : IB_OP_WRITE_LAST);
 }
 
+/*
+ * Every request packet of an XRC initiator carries an XRCETH right after
+ * the BTH: the XRC SRQ the target takes its receive WQE (and, for RDMA and
+ * atomics, its PD) from, which the WQE's control segment names in dword 2
+ * bits 31:8 (libmlx4's remote SRQ number).  Returns the offset after it.
+ */
+static size_t put_xrceth(const struct cx3_swqe *w, bool xrc, uint8_t *pkt,
+			 size_t off)
+{
+	if (!xrc)
+		return off;
+	cx3_put32(pkt, off, cx3_get32(w->b, 8) >> 8);
+	return off + IB_XRCETH_BYTES;
+}
+
 int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_swqe *w, uint32_t psn, uint32_t from,
 		     uint32_t *npsn, uint32_t *len)
 {
-	bool rc = qp->st == CX3_ST_RC, send = false, imm = false;
-	uint8_t tr = rc ? IB_TRANSPORT_RC : IB_TRANSPORT_UC;
+	bool rc = cx3_qp_reliable(qp), send = false, imm = false;
+	bool xrc = qp->st == CX3_ST_XRC;
+	uint8_t tr = cx3_qp_transport(qp);
 	uint8_t op, sl, *data = NULL, *pkt;
 	uint32_t mtu = cx3_qp_mtu(qp), n, i, total = 0;
-	size_t seg = 16, off, pos, chunk, hext;
+	size_t seg = 16, off, pos, chunk, hext, x = xrc ? IB_XRCETH_BYTES : 0;
 	uint16_t dlid;
 	bool grh;
 	long got;
@@ -387,9 +403,10 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
 					qp->ctx + 0x18 + 0x10, grh, sl, tr | op,
 					false, cx3_qp_remote_qpn(qp), psn + from,
-					atomic ? IB_ATOMIC_ETH_BYTES : IB_RETH_BYTES,
-					pkt);
+					x + (atomic ? IB_ATOMIC_ETH_BYTES :
+					     IB_RETH_BYTES), pkt);
 		pkt[off - 4] |= 0x80;			/* ACK request */
+		off = put_xrceth(w, xrc, pkt, off);
 		cx3_put64(pkt, off, cx3_get64(w->b, 16) + (atomic ? 0 : skip));
 		cx3_put32(pkt, off + 8, cx3_get32(w->b, 24));	/* R_Key */
 		if (atomic)	/* swap or add, compare */
@@ -404,7 +421,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		bool first = i == 0, last = i + 1 == n;
 
 		chunk = last ? total - pos : mtu;
-		hext = (first && !send ? IB_RETH_BYTES : 0) +
+		hext = x + (first && !send ? IB_RETH_BYTES : 0) +
 		       (last && imm ? IB_IMM_BYTES : 0);
 		op = seg_opcode(send, imm, i, n);
 		off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
@@ -413,6 +430,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 					psn + i, hext + chunk, pkt);
 		if (rc && last)
 			pkt[off - 4] |= 0x80;		/* ACK request */
+		off = put_xrceth(w, xrc, pkt, off);
 		if (first && !send) {
 			memcpy(pkt + off, w->b + 16, 12);	/* VA, R_Key */
 			cx3_put32(pkt, off + 12, total);
@@ -451,12 +469,12 @@ void cx3_qp_execute(struct cx3_dev *dev, struct cx3_qp *qp)
 	int syn;
 
 	if ((qp->state != CX3_QPS_RTS && qp->state != CX3_QPS_SQD) ||
-	    !qp->sq.cnt)
+	    !qp->sq.cnt || cx3_qp_xrc_target(qp))
 		return;
 	w = malloc(sizeof(*w));
 	if (!w)
 		return;
-	if (qp->st == CX3_ST_RC) {
+	if (cx3_qp_reliable(qp)) {
 		cx3_rc_execute(dev, qp, w);
 		free(w);
 		return;

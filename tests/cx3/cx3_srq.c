@@ -46,8 +46,21 @@ uint8_t cx3_cmd_sw2hw_srq(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	srq->buf.mtt_off = (uint64_t)c[0x13] << 32 | cx3_get32(c, 0x14);
 	srq->buf.size = (uint64_t)srq->cnt << srq->stride_shift;
 	srq->pd = cx3_get32(c, 0x18) & 0xffffff;
+	/*
+	 * A plain SRQ carries the reserved XRCD count (0, QUERY_DEV_CAP) as
+	 * its domain and no CQ; an XRC SRQ its domain and the CQ that gets
+	 * its receive completions, whichever QP the requests came through.
+	 */
+	srq->xrcd = cx3_get16(c, 0x06);
+	srq->cqn = cx3_get32(c, 0x08) & 0xffffff;
 	srq->limit = cx3_get16(c, 0x1c);
 	srq->db_rec = cx3_get64(c, 0x28);
+	if (srq->xrcd && !cx3_cq_exists(dev, srq->cqn)) {
+		cx3_log(dev, "SW2HW_SRQ 0x%x: XRC SRQ of domain 0x%x with CQ 0x%x that does not exist",
+			srqn, srq->xrcd, srq->cqn);
+		free(srq);
+		return CX3_STAT_BAD_PARAM;
+	}
 	if (srq->cnt > 1u << 16 ||
 	    dev->host.dma_read(dev->host.opaque, srq->db_rec, NULL, 4)) {
 		cx3_log(dev, "SW2HW_SRQ 0x%x: size %u or doorbell record 0x%llx invalid",

@@ -11,6 +11,8 @@ struct cx3_srq {
 	uint8_t stride_shift;
 	struct cx3_buf buf;
 	uint32_t pd;
+	uint32_t xrcd;		/* XRC SRQ: its domain; 0 for a plain SRQ */
+	uint32_t cqn;		/* XRC SRQ: the CQ of its receive completions */
 	uint64_t db_rec;	/* u32: WQEs posted (16-bit counter) */
 	uint16_t limit;		/* ARM_SRQ watermark; 0 = disarmed */
 	uint16_t head;		/* index of the next WQE to consume */

@@ -39,6 +39,8 @@ MUST_PASS=(
 	tests.test_atomic.AtomicTest.test_atomic_invalid_qp_access
 	tests.test_atomic.AtomicTest.test_atomic_invalid_rkey
 	tests.test_atomic.AtomicTest.test_atomic_non_aligned_addr
+	tests.test_atomic.AtomicTest.test_xrc_atomic_cmp_and_swap
+	tests.test_atomic.AtomicTest.test_xrc_atomic_fetch_and_add
 	tests.test_cq.CQAPITest.test_create_cq
 	tests.test_cq.CQAPITest.test_create_cq_bad_flow
 	tests.test_cq.CQAPITest.test_create_cq_with_comp_channel
@@ -49,6 +51,7 @@ MUST_PASS=(
 	tests.test_cqex.CQEXAPITest.test_create_cq_ex_bad_flow
 	tests.test_cqex.CqExTestCase.test_rc_traffic_cq_ex
 	tests.test_cqex.CqExTestCase.test_ud_traffic_cq_ex
+	tests.test_cqex.CqExTestCase.test_xrc_traffic_cq_ex
 	tests.test_device.DeviceTest.test_dev_list
 	tests.test_device.DeviceTest.test_open_dev
 	tests.test_device.DeviceTest.test_phys_port_cnt_ex
@@ -104,12 +107,12 @@ MUST_PASS=(
 	tests.test_rdmacm.CMTestCase.test_rdmacm_sync_traffic
 	tests.test_relaxed_ordering.RoTestCase.test_ro_rc_traffic
 	tests.test_relaxed_ordering.RoTestCase.test_ro_ud_traffic
+	tests.test_relaxed_ordering.RoTestCase.test_ro_xrc_traffic
 )
 
 # Classes of tests that are skipped on this card, one check each:
 # "reason as the suite prints it|why".  The reasons are matched exactly.
 SKIPS=(
-	"Create XRCD is not supported|XRC: the model has no XRC domains yet (QUERY_DEV_CAP offers no XRC)"
 	"Create MW is not supported|memory windows: the model offers none yet (no MEM_WINDOW flag)"
 	"Create memory window of type 3 is not supported|the bad-type MW test: skipped while MWs are absent"
 	"Extended QP is not supported on this device|libmlx4 has no ibv_qp_ex (new post-send API)"
