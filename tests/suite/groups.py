@@ -212,6 +212,7 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
 
 g = group("rdmacore", "rdma-core's own test suite (python3-pyverbs) on the model (in-tree stack)")
 g.item("rdmacore-6.1", inbox(), TB + "/rdmacore-tests.sh", timeout=900)
+g.item("rdmacore-6.12", inbox("6.12"), TB + "/rdmacore-tests.sh", tier="full", timeout=900)
 
 # --- our stack, compared with the in-tree one -----------------------------------------
 g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
