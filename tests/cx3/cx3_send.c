@@ -335,8 +335,6 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		break;
 	case WQE_SEND_INVAL:
 		/* the R_Key to invalidate rides in ctrl dword 3, as an ImmDt */
-		if (!rc)
-			return SYN_LOCAL_QP_OP;	/* IBA: RC (and XRC) only */
 		send = true;
 		imm = true;
 		inv = true;
@@ -356,6 +354,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 	default:
 		return SYN_LOCAL_QP_OP;
 	}
+	/* UC has no READ, atomics, or SEND with Invalidate (IBA) */
 	if (!rc && w->opcode != WQE_SEND && w->opcode != WQE_SEND_IMM &&
 	    w->opcode != WQE_RDMA_WRITE && w->opcode != WQE_RDMA_WRITE_IMM)
 		return SYN_LOCAL_QP_OP;

@@ -168,6 +168,8 @@ static int alloc_mw(unsigned int idx, uint8_t v, uint32_t pd, bool type2)
 }
 
 /* A fast-register MR as mlx4_mr_enable sends it for ib_alloc_mr */
+static uint32_t fr_pd_flags = PD_EN_INV | PD_FAST_REG | PD_RAE;
+
 static int alloc_fr(unsigned int idx, uint8_t v, uint32_t pd,
 		    unsigned int mtt, unsigned int mtt_sz)
 {
@@ -176,7 +178,7 @@ static int alloc_fr(unsigned int idx, uint8_t v, uint32_t pd,
 	memset(m, 0, 4096);
 	cx3_put32(m, 0x00, 0x3u << 28 | 1u << 17 | F_REGION);
 	cx3_put32(m, 0x08, hwkey(KEY(idx, v)));
-	cx3_put32(m, 0x0c, pd | PD_EN_INV | PD_FAST_REG | PD_RAE);
+	cx3_put32(m, 0x0c, pd | fr_pd_flags);
 	cx3_put64(m, 0x2c, mtt * 8);
 	cx3_put32(m, 0x34, mtt_sz);
 	return sw2hw(idx);
@@ -476,6 +478,8 @@ static void test_bind_errors(void)
 	      "no refused bind counted a window");
 }
 
+static void send_inv_fails(uint32_t rkey, const char *what);
+
 static void test_type2(void)
 {
 	uint32_t mrk = KEY(MR_BIND, 0x11), rkey = KEY(W2, 0x31);
@@ -546,6 +550,18 @@ static void test_type2(void)
 	      write_through(RC_VA + 0x300, KEY(W2, 0x34), 8, 12) == SYN_ACCESS,
 	      "the window is free: a WRITE through it gets Remote Access Error");
 	check(reset(), "the pair reset");
+
+	/* remote invalidation of a window bound to another QP */
+	{
+		uint8_t *w = sq_wqe(W_BIND, 3, 0);
+
+		bind_seg(w, MW_RW, MW_TYPE2, KEY(W2, 0x3a), mrk, RC_VA, 0x100);
+		sq_post(w);
+	}
+	check(one_cqe(QPA, true, W_BIND, 0), "A binds the type 2 window");
+	send_inv_fails(KEY(W2, 0x3a), "a window bound to the sender's QP, not B");
+	b_local_inv(KEY(W2, 0x3a));
+	check(one_cqe(QPB, true, W_LOCAL_INV, 0), "B invalidates it locally");
 
 	/* dealloc of a bound window */
 	b_bind(MW_RW, MW_TYPE2, KEY(W2, 0x35), mrk, RC_VA, 0x80);
@@ -694,6 +710,13 @@ static void test_frwr(void)
 		  "the key names a region that is not fast-register");
 	fmr_fails(FMR_LR | FMR_LW, KEY(W1, 0x03), 0x1000,
 		  "the key names a window");
+	fr_pd_flags = PD_EN_INV | PD_RAE;
+	check(alloc_fr(FR + 2, 0x00, PD, FR_MTT + 16, 8) == 0,
+	      "a free region without FAST_REG in pd_flags");
+	fr_pd_flags = PD_EN_INV | PD_FAST_REG | PD_RAE;
+	fmr_fails(FMR_LR | FMR_LW, KEY(FR + 2, 0x01), 0x1000,
+		  "the free region is not fast-register");
+	check(hw2sw(FR + 2) == 0, "it is freed");
 	check(alloc_fr(FR + 1, 0x00, OTHER_PD, FR_MTT + 8, 8) == 0,
 	      "a fast-register MR of another PD");
 	fmr_fails(FMR_LR | FMR_LW, KEY(FR + 1, 0x01), 0x1000,
@@ -722,6 +745,15 @@ static void test_frwr(void)
 	      write_through(FR_VA, KEY(FR, 0x04), 8, 17) == SYN_ACCESS,
 	      "the MR is free: Remote Access Error through its old key");
 	check(reset(), "the pair reset");
+	check(hw2sw(FR + 1) == 0, "the MR of the other PD freed");
+	/* without EN_INV in pd_flags, no remote invalidation */
+	fr_pd_flags = PD_FAST_REG | PD_RAE;
+	check(alloc_fr(FR + 1, 0x00, PD, FR_MTT + 8, 8) == 0,
+	      "a fast-register MR without EN_INV");
+	fr_pd_flags = PD_EN_INV | PD_FAST_REG | PD_RAE;
+	b_fmr(FMR_LR | FMR_LW, KEY(FR + 1, 0x01), FR_VA, 0x1000);
+	check(one_cqe(QPB, true, W_FMR, 0), "registered");
+	send_inv_fails(KEY(FR + 1, 0x01), "an MR without remote invalidation enabled");
 	check(hw2sw(FR) == 0 && hw2sw(FR + 1) == 0, "both MRs freed");
 }
 
