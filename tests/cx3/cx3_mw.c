@@ -10,7 +10,11 @@
  * cx3_wqe_local_op when such a WQE's turn comes, after every earlier WQE
  * has been transmitted (the driver marks them STRONG_ORDER); one that must
  * also wait for earlier RDMA READs and atomics to finish carries the
- * fence, which the RC requester honours as for any WQE.
+ * fence, which the RC requester honours as for any WQE.  On RC the change
+ * takes effect when the WQE enters the requester's window and completes
+ * when it reaches the window's head (like a NOP); guess: an earlier
+ * request that fails after that does not undo it, although its error
+ * flushes the local WQE's completion.
  *
  * The rules are those of the IBA (chapter 10.6.7: windows, 10.7.2:
  * fast registration and invalidation) as mlx4_ib and libmlx4 build the

@@ -5,8 +5,9 @@
  * the members of the MGID's group on the ingress port), passes the P_Key and
  * Q_Key rules, and is delivered: UD sends into the next receive WQE (the
  * first 40 bytes hold the GRH), RC/UC requests executed by the responder
- * (SEND, RDMA WRITE, RDMA READ, atomics) with ACK, RNR NAK or NAK, RC
- * responses handed to the requester.
+ * (SEND, SEND with Invalidate, RDMA WRITE, RDMA READ, atomics; remote keys
+ * may name memory windows) with ACK, RNR NAK or NAK, RC responses handed
+ * to the requester.
  */
 #include <stdlib.h>
 #include <string.h>
