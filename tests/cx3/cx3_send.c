@@ -298,9 +298,16 @@ static uint32_t read_length(const struct cx3_swqe *w, size_t seg)
 	return len;
 }
 
-/* The packet opcode of packet i of n of a SEND or RDMA WRITE. */
-static uint8_t seg_opcode(bool send, bool imm, uint32_t i, uint32_t n)
+/*
+ * The packet opcode of packet i of n of a SEND or RDMA WRITE; imm here
+ * also stands for a SEND with Invalidate's IETH, which takes the ImmDt's
+ * place.
+ */
+static uint8_t seg_opcode(bool send, bool imm, bool inv, uint32_t i,
+			  uint32_t n)
 {
+	if (n == 1 && inv)
+		return IB_OP_SEND_ONLY_INV;
 	if (n == 1)
 		return send ? (imm ? IB_OP_SEND_ONLY_IMM : IB_OP_SEND_ONLY) :
 			      (imm ? IB_OP_WRITE_ONLY_IMM : IB_OP_WRITE_ONLY);
@@ -308,6 +315,8 @@ static uint8_t seg_opcode(bool send, bool imm, uint32_t i, uint32_t n)
 		return send ? IB_OP_SEND_FIRST : IB_OP_WRITE_FIRST;
 	if (i + 1 < n)
 		return send ? IB_OP_SEND_MIDDLE : IB_OP_WRITE_MIDDLE;
+	if (inv)
+		return IB_OP_SEND_LAST_INV;
 	return send ? (imm ? IB_OP_SEND_LAST_IMM : IB_OP_SEND_LAST) :
 		      (imm ? IB_OP_WRITE_LAST_IMM : IB_OP_WRITE_LAST);
 }
@@ -331,7 +340,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_swqe *w, uint32_t psn, uint32_t from,
 		     uint32_t *npsn, uint32_t *len)
 {
-	bool rc = cx3_qp_reliable(qp), send = false, imm = false;
+	bool rc = cx3_qp_reliable(qp), send = false, imm = false, inv = false;
 	bool xrc = qp->st == CX3_ST_XRC;
 	uint8_t tr = cx3_qp_transport(qp);
 	uint8_t op, sl, *data = NULL, *pkt;
@@ -346,6 +355,12 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 	case WQE_SEND_IMM:
 		send = true;
 		imm = w->opcode == WQE_SEND_IMM;
+		break;
+	case WQE_SEND_INVAL:
+		/* the R_Key to invalidate rides in ctrl dword 3, as an ImmDt */
+		send = true;
+		imm = true;
+		inv = true;
 		break;
 	case WQE_RDMA_WRITE:
 	case WQE_RDMA_WRITE_IMM:
@@ -362,6 +377,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 	default:
 		return SYN_LOCAL_QP_OP;
 	}
+	/* UC has no READ, atomics, or SEND with Invalidate (IBA) */
 	if (!rc && w->opcode != WQE_SEND && w->opcode != WQE_SEND_IMM &&
 	    w->opcode != WQE_RDMA_WRITE && w->opcode != WQE_RDMA_WRITE_IMM)
 		return SYN_LOCAL_QP_OP;
@@ -423,7 +439,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		chunk = last ? total - pos : mtu;
 		hext = x + (first && !send ? IB_RETH_BYTES : 0) +
 		       (last && imm ? IB_IMM_BYTES : 0);
-		op = seg_opcode(send, imm, i, n);
+		op = seg_opcode(send, imm, inv, i, n);
 		off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
 					qp->ctx + 0x18 + 0x10, grh, sl, tr | op,
 					w->solicited && last, cx3_qp_remote_qpn(qp),
@@ -454,8 +470,15 @@ static int send_uc(struct cx3_dev *dev, struct cx3_qp *qp,
 		   struct cx3_swqe *w)
 {
 	uint32_t npsn, len;
-	int syn = cx3_send_request(dev, qp, w, qp->sq_psn, 0, &npsn, &len);
+	int syn;
 
+	if (cx3_wqe_is_local(w->opcode)) {	/* no packet, no PSN */
+		syn = cx3_wqe_local_op(dev, qp, w);
+		if (!syn)
+			send_done(dev, qp, w, 0);
+		return syn;
+	}
+	syn = cx3_send_request(dev, qp, w, qp->sq_psn, 0, &npsn, &len);
 	if (syn)
 		return syn;
 	qp->sq_psn = (qp->sq_psn + npsn) & IB_PSN_MASK;

@@ -70,6 +70,13 @@ MUST_PASS=(
 	tests.test_mr.MRTest.test_mr_rereg_addr
 	tests.test_mr.MRTest.test_mr_rereg_pd
 	tests.test_mr.MRTest.test_reg_mr_bad_flags
+	tests.test_mr.MWTest.test_invalidate_mw_type1
+	tests.test_mr.MWTest.test_mw_type1
+	tests.test_mr.MWTest.test_mw_type2
+	tests.test_mr.MWTest.test_mw_type2_invalidate_dealloc
+	tests.test_mr.MWTest.test_mw_type2_invalidate_local
+	tests.test_mr.MWTest.test_mw_type2_invalidate_remote
+	tests.test_mr.MWTest.test_reg_mw_wrong_type
 	tests.test_pd.PDTest.test_alloc_pd
 	tests.test_pd.PDTest.test_dealloc_pd
 	tests.test_pd.PDTest.test_destroy_pd_twice
@@ -113,8 +120,6 @@ MUST_PASS=(
 # Classes of tests that are skipped on this card, one check each:
 # "reason as the suite prints it|why".  The reasons are matched exactly.
 SKIPS=(
-	"Create MW is not supported|memory windows: the model offers none yet (no MEM_WINDOW flag)"
-	"Create memory window of type 3 is not supported|the bad-type MW test: skipped while MWs are absent"
 	"Extended QP is not supported on this device|libmlx4 has no ibv_qp_ex (new post-send API)"
 	"Device memory is not supported|no device memory on mlx4"
 	"ODP is not supported - No ODP caps|no on-demand paging on mlx4"
