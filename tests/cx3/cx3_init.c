@@ -29,9 +29,17 @@
 #define DEV_FLAG_SRQ		(1ull << 6)
 #define DEV_FLAG_BAD_PKEY_CNTR	(1ull << 8)
 #define DEV_FLAG_BAD_QKEY_CNTR	(1ull << 9)
+#define DEV_FLAG_MEM_WINDOW	(1ull << 16)
 #define DEV_FLAG_ATOMIC		(1ull << 18)
 #define DEV_FLAG_UD_AV_PORT	(1ull << 20)
 #define DEV_FLAG_UD_MCAST	(1ull << 21)
+
+/* QUERY_DEV_CAP BMME flags (u32 @0x94) */
+#define BMME_WIN_TYPE_2B	(1u << 1)
+#define BMME_LOCAL_INV		(1u << 6)
+#define BMME_REMOTE_INV		(1u << 7)
+#define BMME_TYPE_2_WIN		(1u << 9)
+#define BMME_FAST_REG_WR	(1u << 11)
 
 /* Logs of the resources the card offers */
 #define LOG_MAX_QP		18
@@ -102,7 +110,8 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	uint64_t flags = DEV_FLAG_RC | DEV_FLAG_UC | DEV_FLAG_UD |
 			 DEV_FLAG_SRQ | DEV_FLAG_BAD_PKEY_CNTR |
 			 DEV_FLAG_BAD_QKEY_CNTR | DEV_FLAG_ATOMIC |
-			 DEV_FLAG_UD_AV_PORT | DEV_FLAG_UD_MCAST;
+			 DEV_FLAG_UD_AV_PORT | DEV_FLAG_UD_MCAST |
+			 DEV_FLAG_MEM_WINDOW;
 	uint8_t *o = cmd->outbox;
 
 	(void)dev;
@@ -155,7 +164,12 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	cx3_put16(o, 0x8e, CX3_CMPT_ENTRY);
 	cx3_put16(o, 0x90, CX3_MTT_ENTRY);
 	cx3_put16(o, 0x92, CX3_DMPT_ENTRY);
-	cx3_put32(o, 0x94, 0);		/* no BMME: no reserved lkey, no FRWR */
+	/*
+	 * BMME: type 2B windows, local and remote invalidation, fast
+	 * registration (cx3_mw.c); still no reserved lkey
+	 */
+	cx3_put32(o, 0x94, BMME_WIN_TYPE_2B | BMME_LOCAL_INV |
+		  BMME_REMOTE_INV | BMME_TYPE_2_WIN | BMME_FAST_REG_WR);
 	cx3_put32(o, 0x98, CX3_RSVD_LKEY);
 	cx3_put64(o, 0xa0, 1ull << CX3_ICM_MAX_LOG);
 	cmd->out_len = 0x100;

@@ -10,7 +10,14 @@
  * owns it (what mlx4_core sends in SW2HW_MPT for a region, and what
  * HW2SW_MPT leaves in ICM), 0x0 hardware owns a valid entry, 0x3 hardware
  * owns it in the free state: a fast-register MR (ib_alloc_mr) that no
- * FAST_REG work request has registered yet, which gives no access.
+ * FAST_REG work request has registered yet, or a type 2 memory window not
+ * bound yet, which give no access.
+ *
+ * A memory window is an entry without the REGION flag (mlx4_mw_enable):
+ * type 1 arrives valid but without a range; type 2 arrives free with
+ * BOUND_QP in its qpn field.  A bind (cx3_mw.c) gives it a range of a
+ * region, which counts it in win_cnt; the card refuses HW2SW_MPT of a
+ * region while windows are bound to it (mlx4_mr_free_reserved says so).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,17 +34,7 @@
 #define MPT_FLAG_PHYSICAL	(1u << 9)
 #define MPT_FLAG_REGION		(1u << 8)
 #define MPT_ACCESS_SHIFT	10
-
-struct cx3_mpt {
-	bool hw;		/* hardware-owned; otherwise awaiting SYNC_TPT */
-	bool free_state;	/* hardware-owned, not registered: no access */
-	uint32_t flags;
-	uint32_t key;		/* as the driver posts it in WQEs */
-	uint32_t pd;
-	uint64_t start;
-	uint64_t length;
-	struct cx3_buf buf;	/* MTT translation unless physical */
-};
+#define MPT_QP_BOUND_QP		(1u << 7)
 
 static uint64_t dmpt_va(struct cx3_dev *dev, uint32_t idx)
 {
@@ -61,19 +58,35 @@ static int mpt_parse(struct cx3_dev *dev, struct cx3_mpt *m, const uint8_t *e,
 		cx3_log(dev, "MPT 0x%x: status 0x%x", idx, state);
 		return -1;
 	}
+	memset(m, 0, sizeof(*m));
 	m->free_state = state == MPT_STATE_FREE;
 	m->flags = cx3_get32(e, 0x00);
 	/* the entry holds the key rotated: (key << 24) | (key >> 8) */
 	m->key = hwkey << 8 | hwkey >> 24;
 	m->pd = cx3_get32(e, 0x0c) & 0x1ffff;
+	m->pd_flags = cx3_get32(e, 0x0c) & ~0x1ffffu;
 	m->start = cx3_get64(e, 0x10);
 	m->length = cx3_get64(e, 0x18);
 	m->buf.mtt_off = cx3_get64(e, 0x2c);
+	m->mtt_sz = cx3_get32(e, 0x34);
 	m->buf.page_shift = cx3_get32(e, 0x38) & 0x3f;
 	if ((hwkey & ((1u << dev->hca.log_mpts) - 1)) != idx) {
 		cx3_log(dev, "MPT 0x%x: key 0x%x does not match its index", idx,
 			m->key);
 		return -1;
+	}
+	if (!(m->flags & MPT_FLAG_REGION)) {
+		/* a window: its range comes from a bind */
+		m->window = true;
+		m->type2 = cx3_get32(e, 0x04) & MPT_QP_BOUND_QP;
+		if (m->type2 != m->free_state) {
+			cx3_log(dev, "MPT 0x%x: a type %d window in status 0x%x",
+				idx, m->type2 ? 2 : 1, state);
+			return -1;
+		}
+		m->start = 0;
+		m->length = 0;
+		return 0;
 	}
 	/* a free MR gets its translation from a FAST_REG work request */
 	if (!m->free_state && !(m->flags & MPT_FLAG_PHYSICAL)) {
@@ -130,6 +143,20 @@ uint8_t cx3_cmd_hw2sw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 		return CX3_STAT_BAD_INDEX;
 	if (!m || !m->hw)
 		return CX3_STAT_BAD_RES_STATE;
+	/*
+	 * A region with windows bound to it stays (the status is a guess:
+	 * the driver only says "MR has MWs bound to it").
+	 */
+	if (!m->window && m->win_cnt)
+		return CX3_STAT_RESOURCE_BUSY;
+	/* a window going away no longer holds its region */
+	if (m->window && m->bound) {
+		struct cx3_mpt *r = dev->mpts[m->mr_idx];
+
+		if (r && r->win_cnt)
+			r->win_cnt--;
+		m->bound = false;
+	}
 	if (cmd->op_mod == 0) {
 		if (cx3_icm_read(dev, dmpt_va(dev, idx), cmd->outbox,
 				 CX3_DMPT_ENTRY))
@@ -205,26 +232,47 @@ uint8_t cx3_cmd_read_mtt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	return CX3_STAT_BAD_OP;
 }
 
-/*
- * The data path's access to memory through a key: check the key, PD,
- * rights and bounds, then copy through the MTT (or directly for a
- * physical region).
- */
-int cx3_mr_rw(struct cx3_dev *dev, uint32_t key, uint32_t pd, uint64_t va,
-	      void *data, size_t len, unsigned int access, bool write)
+struct cx3_mpt *cx3_mpt_find(struct cx3_dev *dev, uint32_t key)
 {
-	struct cx3_mpt *m = NULL;
+	struct cx3_mpt *m;
+
+	if (!dev->mpts)
+		return NULL;
+	m = dev->mpts[mpt_index(dev, key >> 8)];
+	return m && m->hw ? m : NULL;
+}
+
+/*
+ * Write what a work request changed in an entry back to its ICM copy
+ * (status, rights, key, range, page size, window count), so that the
+ * driver reads the entry as the card left it (HW2SW_MPT's mailbox,
+ * QUERY_MPT).
+ */
+void cx3_mpt_store(struct cx3_dev *dev, uint32_t key, const struct cx3_mpt *m)
+{
+	uint32_t idx = mpt_index(dev, key >> 8);
+	uint8_t e[CX3_DMPT_ENTRY];
+
+	if (cx3_icm_read(dev, dmpt_va(dev, idx), e, sizeof(e)))
+		return;
+	cx3_put32(e, 0x00, (m->free_state ? (uint32_t)MPT_STATE_FREE << 28 : 0) |
+		  (m->flags & 0x0fffffffu));
+	cx3_put32(e, 0x08, m->key >> 8 | m->key << 24);
+	cx3_put64(e, 0x10, m->start);
+	cx3_put64(e, 0x18, m->length);
+	cx3_put32(e, 0x24, m->win_cnt);
+	if (!m->window)
+		cx3_put32(e, 0x38, m->buf.page_shift);
+	cx3_icm_write(dev, dmpt_va(dev, idx), e, sizeof(e));
+}
+
+/* Copy through a region's translation, within its range. */
+static int mpt_xfer(struct cx3_dev *dev, struct cx3_mpt *m, uint64_t va,
+		    void *data, size_t len, bool write)
+{
 	uint64_t off;
 	int err;
 
-	if (dev->mpts)
-		m = dev->mpts[mpt_index(dev, key >> 8)];
-	if (!m || !m->hw || m->free_state || m->key != key)
-		return CX3_MR_BAD_KEY;
-	if (m->pd != pd)
-		return CX3_MR_BAD_PD;
-	if ((((m->flags >> MPT_ACCESS_SHIFT) & 0x1f) & access) != access)
-		return CX3_MR_BAD_ACCESS;
 	if (m->flags & MPT_FLAG_PHYSICAL) {
 		err = write ? dev->host.dma_write(dev->host.opaque, va, data, len) :
 			      dev->host.dma_read(dev->host.opaque, va, data, len);
@@ -236,6 +284,52 @@ int cx3_mr_rw(struct cx3_dev *dev, uint32_t key, uint32_t pd, uint64_t va,
 	err = write ? cx3_buf_write(dev, &m->buf, off, data, len) :
 		      cx3_buf_read(dev, &m->buf, off, data, len);
 	return err ? CX3_MR_DMA : CX3_MR_OK;
+}
+
+/*
+ * The data path's access to memory through a key: check the key, PD,
+ * rights and bounds, then copy through the MTT (or directly for a
+ * physical region).  A window's key is no L_Key.
+ */
+int cx3_mr_rw(struct cx3_dev *dev, uint32_t key, uint32_t pd, uint64_t va,
+	      void *data, size_t len, unsigned int access, bool write)
+{
+	struct cx3_mpt *m = cx3_mpt_find(dev, key);
+
+	if (!m || m->free_state || m->key != key || m->window)
+		return CX3_MR_BAD_KEY;
+	if (m->pd != pd)
+		return CX3_MR_BAD_PD;
+	if ((((m->flags >> MPT_ACCESS_SHIFT) & 0x1f) & access) != access)
+		return CX3_MR_BAD_ACCESS;
+	return mpt_xfer(dev, m, va, data, len, write);
+}
+
+int cx3_mr_remote(struct cx3_dev *dev, uint32_t rkey, uint32_t pd,
+		  uint32_t qpn, uint64_t va, void *data, size_t len,
+		  unsigned int access, bool write)
+{
+	struct cx3_mpt *w = cx3_mpt_find(dev, rkey), *r;
+
+	if (!w || !w->window)
+		return cx3_mr_rw(dev, rkey, pd, va, data, len, access, write);
+	/* an unbound or invalidated window answers no key */
+	if (w->free_state || !w->bound || w->key != rkey)
+		return CX3_MR_BAD_KEY;
+	if (w->type2 && w->bound_qpn != qpn)
+		return CX3_MR_BAD_KEY;
+	if (w->pd != pd)
+		return CX3_MR_BAD_PD;
+	if ((w->rights & access) != access)
+		return CX3_MR_BAD_ACCESS;
+	if (w->zero_based)
+		va += w->start;
+	if (va < w->start || len > w->length || va - w->start > w->length - len)
+		return CX3_MR_BAD_BOUNDS;
+	r = dev->mpts[w->mr_idx];
+	if (!r || !r->hw || r->free_state)
+		return CX3_MR_BAD_KEY;
+	return mpt_xfer(dev, r, va, data, len, write);
 }
 
 void cx3_mpt_clear_all(struct cx3_dev *dev)

@@ -18,6 +18,7 @@
 #define IB_AETH_BYTES		4
 #define IB_ATOMIC_ACK_BYTES	8
 #define IB_IMM_BYTES		4
+#define IB_IETH_BYTES		4
 #define IB_ICRC_BYTES		4
 /* the largest packet: headers and a 4096-byte MTU payload, with room */
 #define IB_MAX_PKT		8192
@@ -52,6 +53,8 @@ enum {
 	IB_OP_ATOMIC_ACK	= 0x12,
 	IB_OP_CMP_SWAP		= 0x13,
 	IB_OP_FETCH_ADD		= 0x14,
+	IB_OP_SEND_LAST_INV	= 0x16,	/* with IETH: the R_Key to invalidate */
+	IB_OP_SEND_ONLY_INV	= 0x17,
 	IB_TRANSPORT_RC		= 0x00,
 	IB_TRANSPORT_UC		= 0x20,
 	IB_TRANSPORT_UD		= 0x60,

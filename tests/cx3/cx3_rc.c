@@ -581,7 +581,10 @@ static bool start_next(struct cx3_dev *dev, struct cx3_qp *qp,
 	m->psn = qp->sq_psn;
 	m->opcode = w->opcode;
 	m->signaled = w->signaled;
-	if (!syn && w->opcode != WQE_NOP)
+	/* like a NOP, a local operation uses no PSN: done when admitted */
+	if (!syn && cx3_wqe_is_local(w->opcode))
+		syn = cx3_wqe_local_op(dev, qp, w);
+	else if (!syn && w->opcode != WQE_NOP)
 		syn = cx3_send_request(dev, qp, w, qp->sq_psn, 0, &npsn, &len);
 	if (syn) {
 		m->syndrome = (uint8_t)syn;

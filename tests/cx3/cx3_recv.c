@@ -20,12 +20,13 @@
 
 enum {
 	RECV_OP_RDMA_WRITE_IMM = 0x00, RECV_OP_SEND = 0x01,
-	RECV_OP_SEND_IMM = 0x02,
+	RECV_OP_SEND_IMM = 0x02, RECV_OP_SEND_INVAL = 0x03,
 };
 
 #define CQE_OPCODE_ERROR	0x1e
 #define SYN_LOCAL_LENGTH	0x01
 #define SYN_LOCAL_PROT		0x04
+#define SYN_REMOTE_INVAL_REQ	0x12
 #define EVENT_COMM_EST		0x02
 #define EVENT_SRQ_LIMIT		0x14
 #define EVENT_WQ_INVAL_REQ	0x10
@@ -383,6 +384,30 @@ static uint8_t receive_nak(int syn)
 	return syn == SYN_LOCAL_PROT ? AETH_NAK_OP_ERR : AETH_NAK_INV_REQ;
 }
 
+/* The receive CQE opcode of the packet that ends a SEND */
+static uint8_t recv_opcode(uint8_t op)
+{
+	if (op == IB_OP_SEND_ONLY_INV || op == IB_OP_SEND_LAST_INV)
+		return RECV_OP_SEND_INVAL;	/* the R_Key in immed_rss_invalid */
+	if (op == IB_OP_SEND_ONLY_IMM || op == IB_OP_SEND_LAST_IMM)
+		return RECV_OP_SEND_IMM;
+	return RECV_OP_SEND;
+}
+
+/*
+ * A SEND with Invalidate: once its data is placed, the R_Key of its IETH
+ * (a type 2 window bound to this QP, or a fast-register region, of the
+ * QP's PD) goes back to the free state.  Guess: a key that cannot be
+ * invalidated fails the receive as an invalid request (receive syndrome
+ * and NAK), the IBA's class of a malformed request.
+ */
+static int send_invalidate(struct cx3_dev *dev, struct cx3_qp *qp,
+			   const uint8_t *ieth)
+{
+	return cx3_mw_remote_invalidate(dev, cx3_get32(ieth, 0), qp->pd,
+					qp->qpn) ? SYN_REMOTE_INVAL_REQ : 0;
+}
+
 /* A responder error: NAK (RC), the QP to ERR, the affiliated event. */
 static void responder_error(struct cx3_dev *dev, struct cx3_qp *qp,
 			    const struct cx3_pkt *p, uint8_t nak)
@@ -467,8 +492,8 @@ static uint8_t read_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		return AETH_NAK_ACCESS;
 	buf = n ? malloc(n) : NULL;
 	if ((n && !buf) || !qp_allows(qp, 15) ||
-	    (n && cx3_mr_rw(dev, rkey, qp->pd, va, buf, n,
-			    CX3_ACC_REMOTE_READ, false))) {
+	    (n && cx3_mr_remote(dev, rkey, qp->pd, qp->qpn, va, buf, n,
+				CX3_ACC_REMOTE_READ, false))) {
 		free(buf);
 		return AETH_NAK_ACCESS;
 	}
@@ -483,6 +508,7 @@ static bool last_of_message(uint8_t op)
 {
 	return op == IB_OP_SEND_LAST || op == IB_OP_SEND_LAST_IMM ||
 	       op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM ||
+	       op == IB_OP_SEND_LAST_INV || op == IB_OP_SEND_ONLY_INV ||
 	       op == IB_OP_WRITE_LAST || op == IB_OP_WRITE_LAST_IMM ||
 	       op == IB_OP_WRITE_ONLY || op == IB_OP_WRITE_ONLY_IMM;
 }
@@ -583,7 +609,8 @@ static bool rc_sequence(struct cx3_dev *dev, struct cx3_qp *qp,
 static bool first_of_message(uint8_t op)
 {
 	return op == IB_OP_SEND_FIRST || op == IB_OP_SEND_ONLY ||
-	       op == IB_OP_SEND_ONLY_IMM || op == IB_OP_WRITE_FIRST ||
+	       op == IB_OP_SEND_ONLY_IMM || op == IB_OP_SEND_ONLY_INV ||
+	       op == IB_OP_WRITE_FIRST ||
 	       op == IB_OP_WRITE_ONLY || op == IB_OP_WRITE_ONLY_IMM;
 }
 
@@ -615,7 +642,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		      const struct cx3_pkt *p)
 {
 	uint8_t op = p->opcode & 0x1f, ev[24] = { 0 }, old[8], val[8], nak;
-	bool rc = qp->st == CX3_ST_RC, imm;
+	bool rc = qp->st == CX3_ST_RC, imm, last;
 	const uint8_t *d = p->ext, *immp = NULL;
 	size_t len = p->payload_len;
 	uint64_t va, a, b, cur;
@@ -634,9 +661,12 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	switch (op) {
 	case IB_OP_SEND_ONLY:
 	case IB_OP_SEND_ONLY_IMM:
-		imm = op == IB_OP_SEND_ONLY_IMM;
+	case IB_OP_SEND_ONLY_INV:
+		imm = op != IB_OP_SEND_ONLY;
 		if (imm) {
-			immp = take_imm(&d, &len);
+			if (op == IB_OP_SEND_ONLY_INV && !rc)
+				return;
+			immp = take_imm(&d, &len);	/* or the IETH */
 			if (!immp)
 				return;
 		}
@@ -645,9 +675,10 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		syn = cx3_scatter_sges(dev, qp, w.sges, w.nsge, d, len, 0);
-		recv_cqe(dev, qp, &w, p, imm ? RECV_OP_SEND_IMM : RECV_OP_SEND,
-			 (uint32_t)len, immp, cx3_qp_remote_qpn(qp), 0,
-			 (uint8_t)syn);
+		if (!syn && op == IB_OP_SEND_ONLY_INV)
+			syn = send_invalidate(dev, qp, immp);
+		recv_cqe(dev, qp, &w, p, recv_opcode(op), (uint32_t)len, immp,
+			 cx3_qp_remote_qpn(qp), 0, (uint8_t)syn);
 		if (syn) {
 			responder_error(dev, qp, p, receive_nak(syn));
 			return;
@@ -677,8 +708,9 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			return;
 		}
 		if (!qp_allows(qp, 14) ||
-		    (len && cx3_mr_rw(dev, rkey, qp->pd, va, (void *)d, len,
-				      CX3_ACC_REMOTE_WRITE, true))) {
+		    (len && cx3_mr_remote(dev, rkey, qp->pd, qp->qpn, va,
+					  (void *)d, len, CX3_ACC_REMOTE_WRITE,
+					  true))) {
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
 		}
@@ -702,12 +734,14 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 	case IB_OP_SEND_MIDDLE:
 	case IB_OP_SEND_LAST:
 	case IB_OP_SEND_LAST_IMM:
-		if (!qp->resp_active || qp->resp_op != IB_OP_SEND_FIRST) {
+	case IB_OP_SEND_LAST_INV:
+		if (!qp->resp_active || qp->resp_op != IB_OP_SEND_FIRST ||
+		    (op == IB_OP_SEND_LAST_INV && !rc)) {
 			responder_error(dev, qp, p, AETH_NAK_INV_REQ);
 			return;
 		}
-		if (op == IB_OP_SEND_LAST_IMM) {
-			immp = take_imm(&d, &len);
+		if (op == IB_OP_SEND_LAST_IMM || op == IB_OP_SEND_LAST_INV) {
+			immp = take_imm(&d, &len);	/* or the IETH */
 			if (!immp)
 				return;
 		}
@@ -715,10 +749,13 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 				       ((struct rwqe *)qp->resp_wqe)->nsge, d, len,
 				       qp->resp_off);
 		qp->resp_off += len;
-		if (syn || op == IB_OP_SEND_LAST || op == IB_OP_SEND_LAST_IMM) {
+		if (!syn && op == IB_OP_SEND_LAST_INV)
+			syn = send_invalidate(dev, qp, immp);
+		last = op == IB_OP_SEND_LAST || op == IB_OP_SEND_LAST_IMM ||
+		       op == IB_OP_SEND_LAST_INV;
+		if (syn || last) {
 			qp->resp_active = false;
-			recv_cqe(dev, qp, qp->resp_wqe, p,
-				 immp ? RECV_OP_SEND_IMM : RECV_OP_SEND,
+			recv_cqe(dev, qp, qp->resp_wqe, p, recv_opcode(op),
 				 (uint32_t)qp->resp_off, immp,
 				 cx3_qp_remote_qpn(qp), 0, (uint8_t)syn);
 		}
@@ -726,7 +763,7 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			responder_error(dev, qp, p, receive_nak(syn));
 			return;
 		}
-		if (op != IB_OP_SEND_LAST && op != IB_OP_SEND_LAST_IMM) {
+		if (!last) {
 			accept_psn(qp, p, 1);
 			return;		/* ACK only the last packet */
 		}
@@ -759,8 +796,9 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			}
 		}
 		if (!qp_allows(qp, 14) ||
-		    (len && cx3_mr_rw(dev, qp->resp_rkey, qp->pd, qp->resp_va,
-				      (void *)d, len, CX3_ACC_REMOTE_WRITE, true))) {
+		    (len && cx3_mr_remote(dev, qp->resp_rkey, qp->pd, qp->qpn,
+					  qp->resp_va, (void *)d, len,
+					  CX3_ACC_REMOTE_WRITE, true))) {
 			qp->resp_active = false;
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
@@ -793,8 +831,8 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 		a = cx3_get64(d, 12);		/* swap or add */
 		b = cx3_get64(d, 20);		/* compare */
 		if (!qp_allows(qp, 13) || (va & 7) ||
-		    cx3_mr_rw(dev, rkey, qp->pd, va, old, 8, CX3_ACC_ATOMIC,
-			      false)) {
+		    cx3_mr_remote(dev, rkey, qp->pd, qp->qpn, va, old, 8,
+				  CX3_ACC_ATOMIC, false)) {
 			responder_error(dev, qp, p, AETH_NAK_ACCESS);
 			return;
 		}
@@ -804,7 +842,8 @@ static void responder(struct cx3_dev *dev, struct cx3_qp *qp,
 			cx3_put64(val, 0, cur + a);
 		else
 			cx3_put64(val, 0, cur == b ? a : cur);
-		cx3_mr_rw(dev, rkey, qp->pd, va, val, 8, CX3_ACC_ATOMIC, true);
+		cx3_mr_remote(dev, rkey, qp->pd, qp->qpn, va, val, 8,
+			      CX3_ACC_ATOMIC, true);
 		/* the original value answers this request and its duplicates */
 		r = &qp->replay[qp->replay_next++ % CX3_ATOMIC_REPLAY];
 		memcpy(r->orig, old, 8);

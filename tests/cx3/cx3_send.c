@@ -291,9 +291,16 @@ static uint32_t read_length(const struct cx3_swqe *w, size_t seg)
 	return len;
 }
 
-/* The packet opcode of packet i of n of a SEND or RDMA WRITE. */
-static uint8_t seg_opcode(bool send, bool imm, uint32_t i, uint32_t n)
+/*
+ * The packet opcode of packet i of n of a SEND or RDMA WRITE; imm here
+ * also stands for a SEND with Invalidate's IETH, which takes the ImmDt's
+ * place.
+ */
+static uint8_t seg_opcode(bool send, bool imm, bool inv, uint32_t i,
+			  uint32_t n)
 {
+	if (n == 1 && inv)
+		return IB_OP_SEND_ONLY_INV;
 	if (n == 1)
 		return send ? (imm ? IB_OP_SEND_ONLY_IMM : IB_OP_SEND_ONLY) :
 			      (imm ? IB_OP_WRITE_ONLY_IMM : IB_OP_WRITE_ONLY);
@@ -301,6 +308,8 @@ static uint8_t seg_opcode(bool send, bool imm, uint32_t i, uint32_t n)
 		return send ? IB_OP_SEND_FIRST : IB_OP_WRITE_FIRST;
 	if (i + 1 < n)
 		return send ? IB_OP_SEND_MIDDLE : IB_OP_WRITE_MIDDLE;
+	if (inv)
+		return IB_OP_SEND_LAST_INV;
 	return send ? (imm ? IB_OP_SEND_LAST_IMM : IB_OP_SEND_LAST) :
 		      (imm ? IB_OP_WRITE_LAST_IMM : IB_OP_WRITE_LAST);
 }
@@ -309,7 +318,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_swqe *w, uint32_t psn, uint32_t from,
 		     uint32_t *npsn, uint32_t *len)
 {
-	bool rc = qp->st == CX3_ST_RC, send = false, imm = false;
+	bool rc = qp->st == CX3_ST_RC, send = false, imm = false, inv = false;
 	uint8_t tr = rc ? IB_TRANSPORT_RC : IB_TRANSPORT_UC;
 	uint8_t op, sl, *data = NULL, *pkt;
 	uint32_t mtu = cx3_qp_mtu(qp), n, i, total = 0;
@@ -323,6 +332,14 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 	case WQE_SEND_IMM:
 		send = true;
 		imm = w->opcode == WQE_SEND_IMM;
+		break;
+	case WQE_SEND_INVAL:
+		/* the R_Key to invalidate rides in ctrl dword 3, as an ImmDt */
+		if (!rc)
+			return SYN_LOCAL_QP_OP;	/* IBA: RC (and XRC) only */
+		send = true;
+		imm = true;
+		inv = true;
 		break;
 	case WQE_RDMA_WRITE:
 	case WQE_RDMA_WRITE_IMM:
@@ -399,7 +416,7 @@ int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		chunk = last ? total - pos : mtu;
 		hext = (first && !send ? IB_RETH_BYTES : 0) +
 		       (last && imm ? IB_IMM_BYTES : 0);
-		op = seg_opcode(send, imm, i, n);
+		op = seg_opcode(send, imm, inv, i, n);
 		off = cx3_build_headers(dev, qp, cx3_qp_port(qp), dlid,
 					qp->ctx + 0x18 + 0x10, grh, sl, tr | op,
 					w->solicited && last, cx3_qp_remote_qpn(qp),
@@ -429,8 +446,15 @@ static int send_uc(struct cx3_dev *dev, struct cx3_qp *qp,
 		   struct cx3_swqe *w)
 {
 	uint32_t npsn, len;
-	int syn = cx3_send_request(dev, qp, w, qp->sq_psn, 0, &npsn, &len);
+	int syn;
 
+	if (cx3_wqe_is_local(w->opcode)) {	/* no packet, no PSN */
+		syn = cx3_wqe_local_op(dev, qp, w);
+		if (!syn)
+			send_done(dev, qp, w, 0);
+		return syn;
+	}
+	syn = cx3_send_request(dev, qp, w, qp->sq_psn, 0, &npsn, &len);
 	if (syn)
 		return syn;
 	qp->sq_psn = (qp->sq_psn + npsn) & IB_PSN_MASK;

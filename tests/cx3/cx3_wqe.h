@@ -14,11 +14,15 @@ enum {
 	WQE_NOP = 0x00, WQE_RDMA_WRITE = 0x08, WQE_RDMA_WRITE_IMM = 0x09,
 	WQE_SEND = 0x0a, WQE_SEND_IMM = 0x0b, WQE_RDMA_READ = 0x10,
 	WQE_ATOMIC_CS = 0x11, WQE_ATOMIC_FA = 0x12,
+	WQE_SEND_INVAL = 0x01,
+	/* local: they change the protection table (cx3_mw.c) */
+	WQE_BIND_MW = 0x18, WQE_FMR = 0x19, WQE_LOCAL_INVAL = 0x1b,
 };
 
 /* Send CQE syndromes */
 enum {
 	SYN_LOCAL_LENGTH = 0x01, SYN_LOCAL_QP_OP = 0x02, SYN_LOCAL_PROT = 0x04,
+	SYN_MW_BIND = 0x06,
 	SYN_REMOTE_INVAL_REQ = 0x12, SYN_REMOTE_ACCESS = 0x13,
 	SYN_REMOTE_OP = 0x14, SYN_RETRY_EXC = 0x15, SYN_RNR_RETRY_EXC = 0x16,
 };
@@ -51,6 +55,14 @@ long cx3_wqe_gather(struct cx3_dev *dev, struct cx3_qp *qp,
 int cx3_send_request(struct cx3_dev *dev, struct cx3_qp *qp,
 		     const struct cx3_swqe *w, uint32_t psn, uint32_t from,
 		     uint32_t *npsn, uint32_t *len);
+
+/*
+ * cx3_mw.c: BIND_MW, FMR (fast registration), LOCAL_INVAL, executed in
+ * the send queue's order; 0, or a CQE syndrome.
+ */
+bool cx3_wqe_is_local(uint8_t opcode);
+int cx3_wqe_local_op(struct cx3_dev *dev, struct cx3_qp *qp,
+		     const struct cx3_swqe *w);
 
 /* cx3_rc.c: the RC requester */
 void cx3_rc_execute(struct cx3_dev *dev, struct cx3_qp *qp,
