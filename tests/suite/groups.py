@@ -217,7 +217,7 @@ g = group("srp", "SCSI over RDMA: the in-tree ib_srpt (LIO, configfs) and ib_srp
 # unsafe global rkey (0); see tests/testbed/guest/srp.sh.  last: it leaves
 # IB_PORT_DEVICE_MGMT_SUP set while ib_srpt is loaded and loads the target
 # core, so it runs after the boot's other items.
-SRP_FR = 0
+SRP_FR = 1
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("srp-" + k, inbox(k), TB + "/srp.sh", env={"SRP_FR": SRP_FR}, last=True, tier=tier)
 

@@ -35,7 +35,7 @@ case $fr in
 0 | 1) ;;
 *) echo "SRP_FR must be 0 or 1, not '$fr'" >&2; exit 2 ;;
 esac
-plan 17
+plan 18
 
 dev=mlx4_0
 ibsys=/sys/class/infiniband/$dev
@@ -217,6 +217,19 @@ else
 	for c in "written" "backing file holds" "read back" "target's own data read"; do
 		fail "$t: data $c" "no disk"
 	done
+fi
+
+# the device's view (rdma's resource tracking): the memory regions ib_srp
+# owns are its FR pools, and the I/O above mapped some of them (mrlen, the
+# length of the last ib_map_mr_sg); without FR it owns none (its global
+# rkey's DMA MR is the PD's internal one, which is not tracked)
+mrs=$(rdma res show mr 2>&1 | grep -c 'comm \[ib_srp\]')
+mapped=$(rdma res show mr 2>&1 | grep 'comm \[ib_srp\]' | grep -vc ' mrlen 0 ')
+if [ "$fr" = 1 ]; then
+	used() { [ "$mrs" -gt 0 ] && [ "$mapped" -gt 0 ]; }
+	expect "$t: rdma res: ib_srp owns $mrs MRs, $mapped of them mapped by the I/O" used
+else
+	expect "$t: rdma res: ib_srp owns no MR ($mrs)" [ "$mrs" = 0 ]
 fi
 
 # --- logout and teardown ---------------------------------------------------------
