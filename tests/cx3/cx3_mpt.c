@@ -153,8 +153,10 @@ uint8_t cx3_cmd_hw2sw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	if (m->window && m->bound) {
 		struct cx3_mpt *r = dev->mpts[m->mr_idx];
 
-		if (r && r->win_cnt)
+		if (r && r->win_cnt) {
 			r->win_cnt--;
+			cx3_mpt_store(dev, r->key, r);
+		}
 		m->bound = false;
 	}
 	if (cmd->op_mod == 0) {
