@@ -214,6 +214,16 @@ g = group("rdmacore", "rdma-core's own test suite (python3-pyverbs) on the model
 g.item("rdmacore-6.1", inbox(), TB + "/rdmacore-tests.sh", timeout=900)
 g.item("rdmacore-6.12", inbox("6.12"), TB + "/rdmacore-tests.sh", tier="full", timeout=900)
 
+g = group("srp", "SCSI over RDMA: the in-tree ib_srpt (LIO, configfs) and ib_srp on one node, "
+          "O_DIRECT data both ways, logout, unload; whether ib_srp uses fast registration (in-tree stack)")
+# SRP_FR: what the model gives ib_srp, fast registration (1) or only the
+# unsafe global rkey (0); see tests/testbed/guest/srp.sh.  last: it leaves
+# IB_PORT_DEVICE_MGMT_SUP set while ib_srpt is loaded and loads the target
+# core, so it runs after the boot's other items.
+SRP_FR = 1
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("srp-" + k, inbox(k), TB + "/srp.sh", env={"SRP_FR": SRP_FR}, last=True, tier=tier)
+
 # --- our stack, compared with the in-tree one -----------------------------------------
 g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
