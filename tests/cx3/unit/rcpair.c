@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The unit tests' card bring-up and RC pair: see rcpair.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,4 +314,27 @@ bool pair_reset(void)
 	     qps_up();
 	cq_drain(c, 64);
 	return ok;
+}
+
+/* The card of a test: fake memory, the card reset and brought up. */
+bool card_start(void)
+{
+	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_NONE, CX3_CABLE_NONE };
+
+	mem = calloc(1, MEM_SIZE);
+	if (!mem)
+		return false;
+	cx3_init(&dev, &fake_host, 0x0002c90300000200ull, cable);
+	wr(&dev, CX3_RESET, 1);
+	bringup();
+	return true;
+}
+
+/* The card torn down, the summary line; the exit status. */
+int card_end(const char *name)
+{
+	cx3_fini(&dev);
+	free(mem);
+	printf("%s: %d checks, %d failed\n", name, checks, failures);
+	return failures ? 1 : 0;
 }

@@ -84,6 +84,8 @@ extern unsigned int rc_retry, rc_rnr_retry;	/* for the next rc_qp_cmd */
 int cmd(uint64_t in, uint32_t in_mod, uint16_t op, uint8_t op_mod);
 void mtt_set(unsigned int idx, uint64_t pa);
 void bringup(void);
+bool card_start(void);
+int card_end(const char *name);
 void wire_send(void *o, int port, const void *msg, size_t len);
 bool wire_take(int port, struct wire_pkt *out);
 void deliver(const struct wire_pkt *w);

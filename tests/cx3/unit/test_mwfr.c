@@ -871,14 +871,8 @@ static void test_uc(void)
 
 int main(void)
 {
-	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_NONE, CX3_CABLE_NONE };
-
-	mem = calloc(1, MEM_SIZE);
-	if (!mem)
+	if (!card_start())
 		return 2;
-	cx3_init(&dev, &fake_host, 0x0002c90300000200ull, cable);
-	wr(&dev, CX3_RESET, 1);
-	bringup();
 	check(rc_setup(), "RC: CQ, MR, QPs A and B connected");
 	test_caps();
 	test_alloc();
@@ -889,8 +883,5 @@ int main(void)
 	test_frwr();
 	test_order();
 	test_uc();
-	cx3_fini(&dev);
-	free(mem);
-	printf("test_mwfr: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return card_end("test_mwfr");
 }

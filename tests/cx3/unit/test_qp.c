@@ -394,19 +394,10 @@ static void test_rc_psn(void)
 
 int main(void)
 {
-	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_NONE, CX3_CABLE_NONE };
-
-	mem = calloc(1, MEM_SIZE);
-	if (!mem)
+	if (!card_start())
 		return 2;
-	cx3_init(&dev, &fake_host, 0x0002c90300000200ull, cable);
-	wr(&dev, CX3_RESET, 1);
-	bringup();
 	test_cq_and_qp();
 	test_mr();
 	test_rc_psn();
-	cx3_fini(&dev);
-	free(mem);
-	printf("test_qp: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return card_end("test_qp");
 }

@@ -591,15 +591,10 @@ static void test_loss(void)
 
 int main(void)
 {
-	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_NONE, CX3_CABLE_NONE };
 	uint8_t *m;
 
-	mem = calloc(1, MEM_SIZE);
-	if (!mem)
+	if (!card_start())
 		return 2;
-	cx3_init(&dev, &fake_host, 0x0002c90300000200ull, cable);
-	wr(&dev, CX3_RESET, 1);
-	bringup();
 	check(rc_setup(), "RC pair's card, CQ and MR");
 	test_caps();
 
@@ -633,8 +628,5 @@ int main(void)
 	wrong_srq(9, "no such SRQ");
 	test_transport();
 	test_loss();
-	cx3_fini(&dev);
-	free(mem);
-	printf("test_xrc: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return card_end("test_xrc");
 }
