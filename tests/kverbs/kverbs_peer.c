@@ -505,8 +505,9 @@ static void kv_peer_run(struct kv_peer *pp)
 }
 
 /*
- * The dead-peer test: the peer stopped answering (the script makes its
- * cable lose every packet it sends), so our SEND is never acknowledged.
+ * The dead-peer test: the peer stopped answering (the script has the peer
+ * destroy its QPs, whose packets its card then drops), so our SEND is never
+ * acknowledged.
  * The requester resends after each local ACK timeout and gives up after
  * retry_cnt resends: the retry-exceeded completion comes after retry_cnt + 1
  * timeouts (4.096 us << timeout each), the QP is in ERR, and a WR posted
