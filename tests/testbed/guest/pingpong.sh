@@ -76,19 +76,24 @@ xsrq_many() {
 	xsrq_ok "$out/s" || because "no 'success' from the server"
 }
 
+# verdict NAME: PASS, or FAIL with why and the last lines of what ran
+verdict() {
+	if [ -z "$why" ]; then
+		pass "$1"
+	else
+		fail "$1" "$why"
+		# shellcheck disable=SC2086
+		tail -n 3 $show 2>/dev/null
+	fi
+}
+
 for kind in "${kinds[@]}"; do
 	for ev in "${evs[@]}"; do
 		name="$t: ibv_${kind}_pingpong ${ev:-(polling)}"
 		prog=("ibv_${kind}_pingpong" -d mlx4_0 -n "$iters")
 		[ -z "$ev" ] || prog+=("$ev")
 		pair "$t pingpong $kind$ev" "${prog[@]}"
-		if [ -z "$why" ]; then
-			pass "$name"
-		else
-			fail "$name" "$why"
-			# shellcheck disable=SC2086
-			tail -n 3 $show 2>/dev/null
-		fi
+		verdict "$name"
 	done
 done
 
@@ -100,25 +105,13 @@ if [ "$nodes" = 1 ]; then
 		name="$t: ibv_xsrq_pingpong ${ev:-(polling)}"
 		# shellcheck disable=SC2086  # no word for polling
 		xsrq_many 1 "${xsrq[@]}" $ev
-		if [ -z "$why" ]; then
-			pass "$name"
-		else
-			fail "$name" "$why"
-			# shellcheck disable=SC2086
-			tail -n 3 $show 2>/dev/null
-		fi
+		verdict "$name"
 	done
 	for n in "${xsrq_clients[@]}"; do
 		[ "$n" -gt 1 ] || continue
 		name="$t: ibv_xsrq_pingpong -c $n, $n clients at once"
 		xsrq_many "$n" "${xsrq[@]}"
-		if [ -z "$why" ]; then
-			pass "$name"
-		else
-			fail "$name" "$why"
-			# shellcheck disable=SC2086
-			tail -n 3 $show 2>/dev/null
-		fi
+		verdict "$name"
 	done
 fi
 rm -rf "$out"
