@@ -23,6 +23,7 @@
 
 #include "fake.h"
 #include "cx3_mr.h"
+#include "mpt.h"
 
 /* guest memory */
 #define MBOX		(MEM_BASE)
@@ -40,21 +41,6 @@
 #define DMPT_VA		0x200000ull
 #define LOG_MPTS	13		/* 8192 entries: two chunks */
 #define MPTS_PER_CHUNK	(CHUNK / 64)
-
-/* MPT entry fields, as mlx4_core lays them out */
-#define ST_SW		0xfu		/* status nibble: software owns */
-#define ST_FREE		0x3u		/* fast-register MR, not registered */
-#define F_MIO		(1u << 17)
-#define F_REGION	(1u << 8)
-#define P_LR		(1u << 10)
-#define P_LW		(1u << 11)
-#define P_RR		(1u << 12)
-#define P_RW		(1u << 13)
-#define P_ATOMIC	(1u << 14)
-#define P_MASK		0xfc00u
-#define PD_EN_INV	(3u << 24)
-#define PD_FAST_REG	(1u << 27)
-#define PD_RAE		(1u << 28)
 
 #define PD_A		5
 #define PD_B		9

@@ -28,6 +28,7 @@
 
 #include "rcpair.h"
 #include "cx3_mr.h"
+#include "mpt.h"
 #include "cx3_qp.h"
 
 #define W_SEND_INV	0x01
@@ -47,17 +48,7 @@
 #define R_SEND_INV	0x03
 
 /* MPT entries of this test */
-#define F_REGION	(1u << 8)
-#define P_LR		(1u << 10)
-#define P_LW		(1u << 11)
-#define P_RR		(1u << 12)
-#define P_RW		(1u << 13)
-#define P_ATOMIC	(1u << 14)
-#define P_BIND		(1u << 15)
 #define P_ALL		(P_LR | P_LW | P_RR | P_RW | P_ATOMIC)
-#define PD_EN_INV	(3u << 24)
-#define PD_FAST_REG	(1u << 27)
-#define PD_RAE		(1u << 28)
 #define OTHER_PD	9
 
 #define MR_BIND		20	/* indexes */
