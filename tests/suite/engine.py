@@ -150,6 +150,7 @@ class Output:
         self.lock = threading.Lock()
         self.passed = self.failed = 0
         self.log = log
+        self.fails = []
 
     def block(self, lines):
         with self.lock:
@@ -158,6 +159,7 @@ class Output:
                     self.passed += 1
                 elif ln.startswith("FAIL "):
                     self.failed += 1
+                    self.fails.append(ln)
                 print(ln, flush=True)
                 self.log.write(ln + "\n")
             self.log.flush()
@@ -297,7 +299,7 @@ class BootRun:
         b = self.boot
         a = [os.path.join(TOP, "tests/vm/run"), "--kernel", b.kernel,
              "--stack", ",".join(b.stacks), "--nodes", str(b.nodes),
-             "--timeout", str(self.timeout())]
+             "--timeout", str(max(60, min(self.timeout(), self.suite.time_left())))]
         if b.sm:
             a += ["--sm"]
             if b.sm_node != 1:
@@ -455,6 +457,17 @@ class Suite:
         self.boots = []
         self.step_secs = {}
         self.items_done = {}
+        # the whole run's time limit: a boot gets no more than what is
+        # left of it, and one that would start later is not run (make
+        # check must end, with its verdicts, well within CI's 90 minutes)
+        budget = int(os.environ.get("CHECKS_BUDGET") or self.BUDGET[tier])
+        self.deadline = time.time() + budget
+
+    BUDGET = {"check": 3600, "full": 3 * 3600, "debug": 2 * 3600}
+    LAST_BOOT = 120     # the least time a boot is started with
+
+    def time_left(self):
+        return max(0, int(self.deadline - time.time()))
 
     def builddir(self, rel):
         if rel not in self.builddirs:
@@ -571,7 +584,11 @@ class Suite:
 
         def one(b):
             try:
-                b.run()
+                if self.time_left() < self.LAST_BOOT:
+                    b.lines += ["FAIL %s: not run: the run's time limit ran out before its boot %s started"
+                                % (it.name, b.name) for it in b.items]
+                else:
+                    b.run()
             except Exception as e:
                 b.lines.append("FAIL %s: the runner died on it: %r" % (b.name, e))
             finally:
@@ -715,6 +732,11 @@ def main_run(groups, argv):
             return 0
         print("run-checks: tier %s, logs in %s" % (a.tier, rundir), flush=True)
         s.run(a.jobs)
+        if s.out.fails:
+            # the failures again, last: what a log's tail shows
+            s.out.block(["", "the %d failures:" % len(s.out.fails)] +
+                        ["  " + ln[:200] for ln in s.out.fails[:12]] +
+                        (["  ... and %d more" % (len(s.out.fails) - 12)] if len(s.out.fails) > 12 else []))
         line = "%d passed, %d failed" % (s.out.passed, s.out.failed)
         print(line)
         log.write(line + "\n")

@@ -33,6 +33,20 @@ def _lines_of_boot(items_log, qemu_log, rc=0, items=("a",), unloads=0):
     return b.lines
 
 
+def _lines_unstarted():
+    """the verdict lines of a boot scheduled after the run's deadline"""
+    d = tempfile.mkdtemp(prefix="suite-selftest.")
+    log = open(os.path.join(d, "results.log"), "w")
+    s = engine.Suite([], "check", set(), d, log)
+    s.deadline = 0
+    s.out.block = lambda lines: None    # not on this run's output
+    boot = engine.Boot(stacks=("ours",))
+    b = engine.BootRun(s, boot, [engine.Item("g", "a", boot, "x.sh")], 0)
+    b.run = None        # a boot that is started dies here: no line of ours
+    s.schedule([b], 1)
+    return b.lines
+
+
 ZERO = ("eq=0 cq=0 qp=0 srq=0 mpt=0 mcg=0 icm_pages=0 aux_pages=0 fa_pages=0 "
         "msix_vectors=0")
 CLEAN_QEMU = ("cx3: live objects at CLOSE_HCA: " + ZERO.replace("icm_pages=0", "icm_pages=9") +
@@ -80,6 +94,8 @@ def run(ctx):
                     r"accounting at ownership release.*msix_vectors=2")
     yield from case("fewer unloads than the items declared fails",
                     _lines_of_boot(GOOD_ITEM, CLEAN_QEMU, unloads=3), r"1 CLOSE_HCA lines \(want >= 4\)")
+    yield from case("a boot the run's time limit leaves no time for fails, unrun",
+                    _lines_unstarted(), r"a: not run: the run's time limit ran out")
     yield from case("no accounting line at all fails",
                     _lines_of_boot(GOOD_ITEM, ""), r"0 CLOSE_HCA lines")
 
