@@ -6,13 +6,22 @@
  * and never in the call chain of an ib_mad call).
  */
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "mad_priv.h"
 
 #define MAD_MAX_CLASS_VERSION	8	/* class versions 0..7 can be registered */
 #define MAD_MAX_CLASS		0x50	/* classes below, and DR SMPs */
+/*
+ * hi_tid: unique among the registered agents of every device, 1 to 2^24 - 1
+ * and handed out in turn (a freed one comes back only after the others):
+ * the top byte of a TID is not ours to use (mlx4 marks the MADs of its
+ * virtual functions with it).
+ */
+#define MAD_HI_TID_MAX		((1U << 24) - 1)
 
-static atomic_t mad_hi_tid = ATOMIC_INIT(0);
+static DEFINE_XARRAY_ALLOC1(mad_hi_tids);	/* hi_tid -> agent, its own lock */
+static u32 mad_hi_tid_next;			/* under mad_hi_tids' lock */
 
 void mad_agent_get(struct mad_agent_priv *ap)
 {
@@ -134,24 +143,33 @@ struct ib_mad_agent *mad_register(struct mad_port *port, enum ib_qp_type qp_type
 	INIT_WORK(&ap->deliver_work, mad_deliver_work);
 	INIT_DELAYED_WORK(&ap->timeout_work, mad_timeout_work);
 
+	ret = xa_alloc_cyclic(&mad_hi_tids, &ap->agent.hi_tid, ap,
+			      XA_LIMIT(1, MAD_HI_TID_MAX), &mad_hi_tid_next,
+			      GFP_KERNEL);
+	if (ret < 0)
+		goto err_free;
+
 	spin_lock_irq(&port->agent_lock);
 	if (port->stopping) {
 		ret = -ENODEV;
 		goto err_unlock;
 	}
 	if (ap->reg && mad_methods_taken(port, mqp, ap->reg)) {
-		ret = -EBUSY;
+		mad_dbg_rl("port %u: class 0x%x version %u: a method is taken\n",
+			   port->port_num, ap->reg->mgmt_class,
+			   ap->reg->mgmt_class_version);
+		ret = -EINVAL;	/* upstream's errno */
 		goto err_unlock;
 	}
-	ap->agent.hi_tid = atomic_inc_return(&mad_hi_tid);
 	list_add_tail(&ap->port_entry, &port->agents);
 	spin_unlock_irq(&port->agent_lock);
 	return &ap->agent;
 
 err_unlock:
 	spin_unlock_irq(&port->agent_lock);
-	kfree(ap->reg);
+	xa_erase(&mad_hi_tids, ap->agent.hi_tid);
 err_free:
+	kfree(ap->reg);
 	kfree(ap);
 	return ERR_PTR(ret);
 }
@@ -203,6 +221,7 @@ void ib_unregister_mad_agent(struct ib_mad_agent *mad_agent)
 	wait_for_completion(&ap->released);
 	cancel_work_sync(&ap->deliver_work);
 	cancel_delayed_work_sync(&ap->timeout_work);
+	xa_erase(&mad_hi_tids, ap->agent.hi_tid);
 	kfree(ap->reg);
 	kfree(ap);
 }

@@ -24,8 +24,14 @@ void mad_local_queue(struct mad_send_wr *sw)
 	spin_unlock_irqrestore(&port->local_lock, flags);
 }
 
-/* the completion a received SMP would have had: from the permissive LID */
-static void mad_local_wc(struct mad_recv *r, struct mad_send_wr *sw)
+/*
+ * The completion the SMP would have if it came from the wire: on QP0 from
+ * QP0, from the SMP's DrSLID.  The SMA gets it with the SMP, so that
+ * it checks the M_Key (and B_Key) as for any SMP from the fabric: a local
+ * SubnSet is no way around the port's key protection.
+ */
+static void mad_local_wc(struct mad_recv *r, struct mad_send_wr *sw,
+			 const struct ib_smp *smp)
 {
 	struct mad_qp *mqp = sw->agent->mqp;
 
@@ -34,7 +40,7 @@ static void mad_local_wc(struct mad_recv *r, struct mad_send_wr *sw)
 	r->wc.opcode = IB_WC_RECV;
 	r->wc.qp = mqp->qp;
 	r->wc.src_qp = mqp->qp->qp_num;
-	r->wc.slid = be16_to_cpu(IB_LID_PERMISSIVE);
+	r->wc.slid = be16_to_cpu(smp->dr_slid);
 	r->wc.pkey_index = sw->pkey_index;
 	r->wc.port_num = sw->agent->port->port_num;
 	r->wc.byte_len = MAD_RECV_BUF;
@@ -52,7 +58,7 @@ static void mad_local_one(struct mad_port *port, struct mad_send_wr *sw)
 		mad_send_sent(sw, IB_WC_GENERAL_ERR);
 		return;
 	}
-	mad_local_wc(r, sw);
+	mad_local_wc(r, sw, (const struct ib_smp *)req);
 	memset(r->buf, 0, MAD_GRH_SIZE);
 
 	if (ib_response_mad(&req->mad_hdr)) {
@@ -63,8 +69,9 @@ static void mad_local_one(struct mad_port *port, struct mad_send_wr *sw)
 		return;
 	}
 
+	/* no GRH: a DR SMP never has one */
 	ret = port->device->ops->process_mad(port->device, 0, port->port_num,
-					     NULL, NULL, req, r->rwc.recv_buf.mad);
+					     &r->wc, NULL, req, r->rwc.recv_buf.mad);
 	if (!(ret & IB_MAD_RESULT_SUCCESS)) {
 		mad_dbg_rl("port %u: local SMP 0x%x refused by the SMA\n",
 			   port->port_num, be16_to_cpu(req->mad_hdr.attr_id));

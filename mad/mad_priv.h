@@ -145,10 +145,16 @@ struct mad_send_wr {
 	bool			rmpp_acked;	/* every segment acknowledged */
 	/* the QP send queue: mqp->sq_lock (or port->local_lock) */
 	struct list_head	qp_entry;
-	/* the WR in flight */
+	/*
+	 * The WR in flight.  Only wire is ever DMA-mapped: struct
+	 * mad_send_wr always comes from kmalloc.  The caller's headers and
+	 * payload (buf.mad) follow it for a single MAD; an RMPP message's
+	 * may be larger than kmalloc gives and are a separate kvmalloc
+	 * buffer that the device never sees (each segment is copied into
+	 * wire before it is posted).
+	 */
 	dma_addr_t		wire_dma;
 	u8			wire[IB_MGMT_MAD_SIZE] __aligned(8);
-	/* headers and payload follow (buf.mad) */
 };
 
 /* A receive buffer: a GRH and a MAD, handed to an agent as recv_wc. */

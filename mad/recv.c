@@ -12,7 +12,11 @@
 #define MAD_POLL_BATCH	16
 #define MAD_POLL_BUDGET	256
 
-/* the checks of IBA 13.4 / 14.2 that ib_mad makes before dispatch */
+/*
+ * The checks of IBA 13.4 / 14.2 that ib_mad makes before dispatch.  A class
+ * version nobody speaks is not one of them: the SMA (for SMPs) answers it
+ * with the BAD_VERSION status, as a MAD of its class must be answered.
+ */
 static bool mad_recv_valid(struct mad_qp *mqp, struct mad_recv *r)
 {
 	const struct ib_mad_hdr *hdr = recv_hdr(r);
@@ -23,8 +27,10 @@ static bool mad_recv_valid(struct mad_qp *mqp, struct mad_recv *r)
 		return false;
 	if (mad_class_is_smp(hdr->mgmt_class) != mad_qp_type_is_smi(mqp->type))
 		return false;
-	if (mad_class_is_smp(hdr->mgmt_class) &&
-	    hdr->class_version != IB_MGMT_CLASS_VERSION)
+	/* CM attributes but ClassPortInfo travel only as Send (upstream drops them) */
+	if (hdr->mgmt_class == IB_MGMT_CLASS_CM &&
+	    hdr->attr_id != cpu_to_be16(IB_MGMT_CLASSPORTINFO_ATTR_ID) &&
+	    hdr->method != IB_MGMT_METHOD_SEND)
 		return false;
 	return true;
 }

@@ -13,6 +13,18 @@
 
 #include "mad_priv.h"
 
+/*
+ * [any] The caller's part of an RMPP send (headers and every segment's
+ * payload): kvmalloc when the caller may sleep, as it can be megabytes.
+ * Never DMA-mapped (see struct mad_send_wr).
+ */
+static void *mad_send_body_alloc(size_t size, gfp_t gfp_mask)
+{
+	if (gfpflags_allow_blocking(gfp_mask))
+		return kvzalloc(size, gfp_mask);
+	return kzalloc(size, gfp_mask);
+}
+
 struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 					   u32 remote_qpn, u16 pkey_index,
 					   int rmpp_active, int hdr_len,
@@ -40,13 +52,19 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 		body = IB_MGMT_MAD_SIZE;
 	}
 
-	if (gfpflags_allow_blocking(gfp_mask))
-		sw = kvzalloc(sizeof(*sw) + body, gfp_mask);
-	else
-		sw = kzalloc(sizeof(*sw) + body, gfp_mask);
+	/* the wire buffer (DMA) is in sw: kmalloc memory, whatever the body */
+	sw = kzalloc(sizeof(*sw) + (rmpp_active ? 0 : body), gfp_mask);
 	if (!sw)
 		return ERR_PTR(-ENOMEM);
-	sw->buf.mad = sw + 1;
+	if (rmpp_active) {
+		sw->buf.mad = mad_send_body_alloc(body, gfp_mask);
+		if (!sw->buf.mad) {
+			kfree(sw);
+			return ERR_PTR(-ENOMEM);
+		}
+	} else {
+		sw->buf.mad = sw + 1;
+	}
 	sw->buf.mad_agent = mad_agent;
 	sw->buf.hdr_len = hdr_len;
 	sw->buf.data_len = data_len;
@@ -89,7 +107,9 @@ void ib_free_send_mad(struct ib_mad_send_buf *send_buf)
 	sw = to_send_wr(send_buf);
 	if (WARN_ON_ONCE(sw->posted))
 		return;
-	kvfree(sw);
+	if (sw->rmpp)
+		kvfree(sw->buf.mad);	/* a separate body (ib_create_send_mad) */
+	kfree(sw);
 }
 EXPORT_SYMBOL(ib_free_send_mad);
 

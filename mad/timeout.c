@@ -76,7 +76,11 @@ void mad_timeout_work(struct work_struct *work)
 	mad_rmpp_recv_timeout(ap);
 }
 
-/* agent lock held: the posted request hdr answers, or NULL */
+/*
+ * agent lock held: the posted request hdr answers, or NULL.  A canceled
+ * request (ib_cancel_mad(), ib_modify_mad() to 0) waits for nothing any
+ * more, even while its WR is still out: its response is dropped.
+ */
 struct mad_send_wr *mad_match_send(struct mad_agent_priv *ap,
 				   const struct ib_mad_hdr *hdr)
 {
@@ -86,8 +90,9 @@ struct mad_send_wr *mad_match_send(struct mad_agent_priv *ap,
 	list_for_each_entry(sw, &ap->sends, agent_entry) {
 		const struct ib_mad_hdr *req = sw->buf.mad;
 
-		if (sw->done || sw->responded || req->tid != hdr->tid ||
-		    req->mgmt_class != hdr->mgmt_class || ib_response_mad(req))
+		if (sw->done || sw->responded || sw->status != IB_WC_SUCCESS ||
+		    req->tid != hdr->tid || req->mgmt_class != hdr->mgmt_class ||
+		    ib_response_mad(req))
 			continue;
 		if (!sw->buf.timeout_ms && !sw->rmpp)
 			continue;

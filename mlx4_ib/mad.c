@@ -205,7 +205,13 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		op_mod |= MLX4_MAD_IFC_IGNORE_MKEY;
 	if (mad_flags & IB_MAD_IGNORE_BKEY)
 		op_mod |= MLX4_MAD_IFC_IGNORE_BKEY;
-	/* MADs generated locally carry no M_Key worth checking */
+	/*
+	 * Without a receive completion (the driver's and ib_core's own
+	 * queries) the firmware skips the key checks, whose violation traps
+	 * need the sender's address.  Every SMP that comes through ib_mad,
+	 * from the wire or from a local agent, has one: its M_Key and B_Key
+	 * are checked.
+	 */
 	if (!in_wc)
 		op_mod |= MLX4_MAD_IFC_IGNORE_KEYS;
 

@@ -49,7 +49,7 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	bool imm = wr->opcode == IB_WR_SEND_WITH_IMM;
 	u8 *p, sl, pad, zero[IB_ICRC_BYTES + 3] = { };
 	u32 payload = 0, stf, qkey;
-	u16 dlid, pkey = IB_DEFAULT_PKEY_FULL;
+	u16 dlid, pkey, pkey_index;
 	union ib_gid sgid;
 	bool grh;
 	int i, off;
@@ -95,10 +95,16 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		memcpy(p + 24, av->dgid, 16);
 	}
 
-	/* BTH */
-	if (ib_get_cached_pkey(&dev->ib_dev, qp->port,
-			       smi ? qp->pkey_index : wr->wr.ud.pkey_index, &pkey))
-		pkey = IB_DEFAULT_PKEY_FULL;
+	/*
+	 * BTH.  A P_Key index past the port's table fails the send, as
+	 * upstream's: the MAD must not go out under the full default P_Key.
+	 */
+	pkey_index = smi ? qp->pkey_index : wr->wr.ud.pkey_index;
+	if (ib_get_cached_pkey(&dev->ib_dev, qp->port, pkey_index, &pkey)) {
+		mlx4_ib_warn_rl(dev, "QP%u: P_Key index %u not in port %u's table\n",
+				qp->ibqp.qp_num, pkey_index, qp->port);
+		return -EINVAL;
+	}
 	p = mlx4_ib_hdr_put(&h, IB_BTH_BYTES);
 	p[0] = imm ? IB_OPCODE_UD_SEND_IMM : IB_OPCODE_UD_SEND_ONLY;
 	p[1] = (wr->send_flags & IB_SEND_SOLICITED ? 0x80 : 0) | pad << 4;

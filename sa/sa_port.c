@@ -153,9 +153,13 @@ int sa_port_start(struct sa_port *port)
 	struct ib_mad_agent *agent;
 
 	INIT_WORK(&port->update_work, sa_port_update);
-	/* send-only: the SA's answers reach us by TID, we claim no method */
+	/*
+	 * Send-only: the SA's answers reach us by TID, we claim no method.
+	 * No RMPP (as upstream's ib_sa): every query of ours is answered in
+	 * one MAD, and no node can make ib_mad reassemble for us.
+	 */
 	agent = ib_register_mad_agent(port->sa_dev->device, port->port_num,
-				      IB_QPT_GSI, NULL, IB_MGMT_RMPP_VERSION,
+				      IB_QPT_GSI, NULL, 0,
 				      sa_send_handler, sa_recv_handler, port, 0);
 	if (IS_ERR(agent)) {
 		pr_info(SA_PFX "%s port %u: no SA agent: %ld\n",

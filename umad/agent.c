@@ -21,7 +21,13 @@ struct umad_reg {
 	struct ib_mad_reg_req	req;
 };
 
-/* Registers the agent and returns its id in the file (or -errno). */
+/*
+ * Registers the agent and returns its id in the file (or -errno).  The
+ * file's mutex is held from the choice of the id until the agent is in
+ * agent[]: a MAD the agent gets at once waits in its handler for that
+ * mutex and finds the agent there, instead of being dropped as nobody's.
+ * (Registration never waits for a handler, so holding it is safe.)
+ */
 static int umad_register(struct umad_file *file, struct umad_reg *reg)
 {
 	struct umad_port *port = file->port;
@@ -38,35 +44,32 @@ static int umad_register(struct umad_file *file, struct umad_reg *reg)
 	}
 
 	mutex_lock(&file->mutex);
+	if (file->agents_dead) {
+		ret = -EIO;
+		goto out;
+	}
 	for (id = 0; id < UMAD_MAX_AGENTS; id++)
 		if (!umad_get_agent(file, id))
 			break;
-	mutex_unlock(&file->mutex);
 	if (id == UMAD_MAX_AGENTS) {
 		dev_notice_ratelimited(&port->dev, "%s: all %d agents in use\n",
 				       current->comm, UMAD_MAX_AGENTS);
-		return -ENOMEM;	/* upstream's errno */
+		ret = -ENOMEM;	/* upstream's errno */
+		goto out;
 	}
-
-	/* handlers may run at once: they find the agent only once it is set */
 	agent = ib_register_mad_agent(port->ib_dev, port->port_num,
 				      reg->qpn ? IB_QPT_GSI : IB_QPT_SMI,
 				      reg->has_class ? &reg->req : NULL,
 				      reg->rmpp_version, umad_send_handler,
 				      umad_recv_handler, file, reg->flags);
-	if (IS_ERR(agent))
-		return PTR_ERR(agent);
-
-	mutex_lock(&file->mutex);
-	if (file->agents_dead) {
-		ret = -EIO;
-	} else {
-		file->agent[id] = agent;
-		ret = id;
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		goto out;
 	}
+	file->agent[id] = agent;
+	ret = id;
+out:
 	mutex_unlock(&file->mutex);
-	if (ret < 0)
-		ib_unregister_mad_agent(agent);
 	return ret;
 }
 

@@ -28,19 +28,11 @@ struct ib_mad_agent *umad_get_agent(struct umad_file *file, u32 id)
 	return file->agent[id];
 }
 
-void umad_release_send_slot(struct umad_file *file)
-{
-	atomic_dec(&file->sends);
-	wake_up_interruptible(&file->send_wait);
-}
-
 /* A packet no longer queued or posted: frees it and what it holds. */
-void umad_packet_free(struct umad_file *file, struct umad_packet *packet)
+void umad_packet_free(struct umad_packet *packet)
 {
 	if (packet->recv_wc)
 		ib_free_recv_mad(packet->recv_wc);
-	else
-		umad_release_send_slot(file);
 	kfree(packet);
 }
 
@@ -99,10 +91,44 @@ void umad_send_handler(struct ib_mad_agent *agent,
 		if (umad_queue_packet(file, agent, packet))
 			return;
 	}
-	umad_packet_free(file, packet);
+	umad_packet_free(packet);
 }
 
-/* The address fields of a received MAD's header, from its completion. */
+/*
+ * The index of the GID a MAD with a GRH was sent to, in the table of the
+ * port it arrived on (a GID of the other port is not ours to answer from).
+ * The SA's well-known GID is answered from index 0, as upstream does.
+ */
+static int umad_dgid_index(struct ib_mad_agent *agent, const union ib_gid *dgid,
+			   u16 *index)
+{
+	union ib_gid gid;
+	int i;
+
+	if (dgid->global.interface_id == cpu_to_be64(IB_SA_WELL_KNOWN_GUID)) {
+		*index = 0;
+		return 0;
+	}
+	if (!dgid->global.subnet_prefix && !dgid->global.interface_id)
+		return -ENOENT;		/* an empty entry is nobody's GID */
+	/* ib_get_cached_gid() fails past the end of the port's table */
+	for (i = 0; i <= U16_MAX; i++) {
+		if (ib_get_cached_gid(agent->device, agent->port_num, i, &gid))
+			break;
+		if (!memcmp(&gid, dgid, sizeof(gid))) {
+			*index = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * The address fields of a received MAD's header, from its completion: as
+ * upstream's, the address to answer to (what ib_init_ah_attr_from_wc()
+ * makes of it), so with a GRH the hop limit is 0xff, not the one the MAD
+ * arrived with.
+ */
 static int umad_fill_recv_addr(struct ib_mad_agent *agent,
 			       struct ib_user_mad_hdr *hdr,
 			       const struct ib_mad_recv_wc *mad_recv_wc)
@@ -110,8 +136,8 @@ static int umad_fill_recv_addr(struct ib_mad_agent *agent,
 	const struct ib_wc *wc = mad_recv_wc->wc;
 	const struct ib_grh *grh = mad_recv_wc->recv_buf.grh;
 	union ib_gid dgid;
-	u32 vtf, port;
 	u16 index;
+	u32 vtf;
 	int ret;
 
 	hdr->qpn = cpu_to_be32(wc->src_qp);
@@ -127,12 +153,12 @@ static int umad_fill_recv_addr(struct ib_mad_agent *agent,
 
 	/* the reply's address: back to the sender, from the GID it reached */
 	memcpy(dgid.raw, grh->dgid, sizeof(dgid.raw));
-	ret = ib_find_cached_gid(agent->device, &dgid, &port, &index);
+	ret = umad_dgid_index(agent, &dgid, &index);
 	if (ret)
 		return ret;
 	vtf = be32_to_cpu(grh->version_tclass_flow);
 	hdr->gid_index = index;
-	hdr->hop_limit = grh->hop_limit;
+	hdr->hop_limit = 0xff;
 	hdr->traffic_class = (vtf >> 20) & 0xff;
 	hdr->flow_label = cpu_to_be32(vtf & 0xfffff);
 	memcpy(hdr->gid, grh->sgid, sizeof(hdr->gid));
@@ -160,7 +186,8 @@ void umad_recv_handler(struct ib_mad_agent *agent,
 	mutex_unlock(&file->mutex);
 	if (umad_fill_recv_addr(agent, &packet->mad.hdr, mad_recv_wc)) {
 		dev_dbg_ratelimited(&file->port->dev,
-				    "MAD with a GRH to an unknown GID dropped\n");
+				    "MAD with a GRH to a GID not on port %u dropped\n",
+				    agent->port_num);
 		goto err_packet;
 	}
 	if (umad_queue_packet(file, agent, packet))
@@ -194,9 +221,7 @@ static int umad_open(struct inode *inode, struct file *filp)
 	spin_lock_init(&file->send_lock);
 	INIT_LIST_HEAD(&file->recv_list);
 	INIT_LIST_HEAD(&file->send_list);
-	atomic_set(&file->sends, 0);
 	init_waitqueue_head(&file->recv_wait);
-	init_waitqueue_head(&file->send_wait);
 	file->port = port;
 	list_add_tail(&file->port_list, &port->file_list);
 	filp->private_data = file;
@@ -217,7 +242,7 @@ static void umad_drop_queue(struct umad_file *file)
 	file->recv_queued = 0;
 	mutex_unlock(&file->mutex);
 	list_for_each_entry_safe(packet, next, &dead, list)
-		umad_packet_free(file, packet);
+		umad_packet_free(packet);
 }
 
 /*
@@ -238,7 +263,6 @@ void umad_file_kill(struct umad_file *file)
 	memset(file->agent, 0, sizeof(file->agent));
 	mutex_unlock(&file->mutex);
 	wake_up_interruptible(&file->recv_wait);
-	wake_up_interruptible(&file->send_wait);
 
 	for (id = 0; id < UMAD_MAX_AGENTS; id++)
 		if (agents[id])
@@ -363,7 +387,7 @@ static ssize_t umad_read(struct file *filp, char __user *buf, size_t count,
 	}
 	mutex_unlock(&file->mutex);
 	if (packet)
-		umad_packet_free(file, packet);
+		umad_packet_free(packet);
 	return ret;
 out:
 	mutex_unlock(&file->mutex);
@@ -376,16 +400,15 @@ static __poll_t umad_poll(struct file *filp, struct poll_table_struct *wait)
 	__poll_t mask = 0;
 
 	poll_wait(filp, &file->recv_wait, wait);
-	poll_wait(filp, &file->send_wait, wait);
 
 	mutex_lock(&file->mutex);
 	if (file->agents_dead) {
 		mask = EPOLLERR;
 	} else {
+		/* a write never waits for earlier sends (as upstream) */
+		mask = EPOLLOUT | EPOLLWRNORM;
 		if (!list_empty(&file->recv_list))
 			mask |= EPOLLIN | EPOLLRDNORM;
-		if (atomic_read(&file->sends) < UMAD_MAX_SENDS)
-			mask |= EPOLLOUT | EPOLLWRNORM;
 	}
 	mutex_unlock(&file->mutex);
 	return mask;

@@ -16,7 +16,8 @@
  * Lock order: umad_port.file_mutex, then umad_file.mutex, then
  * umad_file.send_lock.  MAD agent handlers take only umad_file.mutex and
  * send_lock; ib_unregister_mad_agent() (which waits for the handlers) is
- * never called with umad_file.mutex held.
+ * never called with umad_file.mutex held, ib_register_mad_agent() (which
+ * waits for none) always is (agent.c: an agent is published complete).
  */
 #ifndef IBSTACK_UMAD_PRIV_H
 #define IBSTACK_UMAD_PRIV_H
@@ -39,12 +40,6 @@
 #define UMAD_NUM_FIXED_MINOR	64	/* umad0..63 and issm0..63 on major 231 */
 #define UMAD_NUM_DYNAMIC_MINOR	(UMAD_MAX_PORTS - UMAD_NUM_FIXED_MINOR)
 #define UMAD_FIXED_MAJOR	231
-/*
- * Per open file: sends posted and not yet completed, plus timed-out sends
- * queued for read(), at most this many; a further write() blocks, or fails
- * with -EAGAIN under O_NONBLOCK, until one completes or is read.
- */
-#define UMAD_MAX_SENDS		1024
 /* Per open file: received MADs queued for read(); more are dropped. */
 #define UMAD_MAX_RECV_QUEUED	8192
 /* The largest write(): header plus an RMPP message of this many bytes. */
@@ -89,9 +84,7 @@ struct umad_file {
 	/* protects send_list (sends posted and not yet completed) */
 	spinlock_t		send_lock;
 	struct list_head	send_list;
-	atomic_t		sends;		/* slots held, <= UMAD_MAX_SENDS */
 	wait_queue_head_t	recv_wait;	/* recv_list, agents_dead */
-	wait_queue_head_t	send_wait;	/* sends, agents_dead */
 	struct ib_mad_agent	*agent[UMAD_MAX_AGENTS];
 	bool			agents_dead;
 	bool			use_pkey_index;	/* 64-byte headers */
@@ -102,8 +95,9 @@ struct umad_file {
  * A MAD for user space.  A receive: recv_wc set, length the MAD's length
  * (all RMPP segments).  A send: msg set while posted, the user's header and
  * its first IB_MGMT_RMPP_HDR bytes kept in mad.data (for the duplicate
- * check and for handing a timed-out request back); holds a send slot until
- * freed.
+ * check and for handing a timed-out request back).  A file may have any
+ * number of sends outstanding, as upstream's: a write() never waits for
+ * earlier ones to complete.
  */
 struct umad_packet {
 	struct ib_mad_send_buf	*msg;
@@ -121,8 +115,7 @@ void umad_dev_put(struct umad_device *umad_dev);
 extern const struct file_operations umad_fops;
 size_t umad_hdr_size(const struct umad_file *file);
 struct ib_mad_agent *umad_get_agent(struct umad_file *file, u32 id);
-void umad_release_send_slot(struct umad_file *file);
-void umad_packet_free(struct umad_file *file, struct umad_packet *packet);
+void umad_packet_free(struct umad_packet *packet);
 void umad_send_handler(struct ib_mad_agent *agent,
 		       struct ib_mad_send_wc *send_wc);
 void umad_recv_handler(struct ib_mad_agent *agent,

@@ -17,23 +17,6 @@ struct umad_rmpp_mad_hdr {
 	struct ib_rmpp_hdr	rmpp_hdr;
 } __packed;
 
-/* A send slot (see UMAD_MAX_SENDS), waited for unless O_NONBLOCK. */
-static int umad_take_send_slot(struct umad_file *file, bool nonblock)
-{
-	for (;;) {
-		if (READ_ONCE(file->agents_dead))
-			return -EIO;
-		if (atomic_add_unless(&file->sends, 1, UMAD_MAX_SENDS))
-			return 0;
-		if (nonblock)
-			return -EAGAIN;
-		if (wait_event_interruptible(file->send_wait,
-					     READ_ONCE(file->agents_dead) ||
-					     atomic_read(&file->sends) < UMAD_MAX_SENDS))
-			return -ERESTARTSYS;
-	}
-}
-
 /* Where the MAD goes: the header's LID, SL, path bits and GRH. */
 static struct ib_ah *umad_create_ah(struct umad_file *file,
 				    struct ib_mad_agent *agent,
@@ -243,10 +226,6 @@ ssize_t umad_write(struct file *filp, const char __user *buf, size_t count,
 		goto err_packet;
 	}
 
-	ret = umad_take_send_slot(file, filp->f_flags & O_NONBLOCK);
-	if (ret)
-		goto err_packet;
-
 	mutex_lock(&file->mutex);
 	agent = umad_get_agent(file, packet->mad.hdr.id);
 	if (!agent) {
@@ -261,7 +240,6 @@ ssize_t umad_write(struct file *filp, const char __user *buf, size_t count,
 
 err_unlock:
 	mutex_unlock(&file->mutex);
-	umad_release_send_slot(file);
 err_packet:
 	kfree(packet);
 	return ret;

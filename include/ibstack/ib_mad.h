@@ -136,7 +136,8 @@ struct ib_mad_agent {
  * class version whose method bit is set (requests; responses go to the
  * agent whose TID they carry).  For vendor classes 0x30-0x4f, only those
  * with this OUI.  At most one agent per (port, class, version, method[,
- * OUI]): a second registration claiming a taken method fails with -EBUSY.
+ * OUI]): a second registration claiming a taken method fails with -EINVAL
+ * (as upstream's).
  */
 struct ib_mad_reg_req {
 	u8		mgmt_class;
@@ -151,9 +152,10 @@ struct ib_mad_reg_req {
  * responses to its own requests).  rmpp_version 0 or IB_MGMT_RMPP_VERSION
  * (for classes that use RMPP: SA, vendor range 2, ...).  Returns the agent
  * or an ERR_PTR: -EINVAL for a bad port, QP type, class, version or method
- * (a response method, a class version >= 0x80...), -EBUSY for a method
- * already claimed, -ENODEV if the device has no MAD ports (ib_mad is not
- * on it), -ENOMEM.
+ * (a response method, a class version >= 0x80...) and for a method another
+ * agent of the port already claims, -ENODEV if the device has no MAD ports
+ * (ib_mad is not on it), -ENOMEM.  hi_tid is unique among the registered
+ * agents and below 2^24.
  */
 struct ib_mad_agent *ib_register_mad_agent(struct ib_device *device, u32 port_num,
 					   enum ib_qp_type qp_type,

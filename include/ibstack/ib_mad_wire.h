@@ -65,6 +65,9 @@
 #define IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE		0x001c
 #define IB_SMP_DIRECTION				0x8000
 
+/* The attribute every class has (host order; the wire field is __be16) */
+#define IB_MGMT_CLASSPORTINFO_ATTR_ID	0x0001
+
 /* Subnet management attributes (host order; the wire field is __be16) */
 #define IB_SMP_ATTR_NOTICE		0x0002
 #define IB_SMP_ATTR_NODE_DESC		0x0010

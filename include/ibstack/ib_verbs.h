@@ -54,6 +54,9 @@ union ib_gid {
 	} global;
 };
 
+/* The interface ID of the SA's well-known GID (host order, as upstream's) */
+#define IB_SA_WELL_KNOWN_GUID	(BIT_ULL(57) | 2)
+
 enum ib_node_type {
 	IB_NODE_CA = 1,
 	IB_NODE_SWITCH = 2,

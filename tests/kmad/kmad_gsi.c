@@ -13,8 +13,7 @@
 
 #define KM_NSENDS	300
 
-static void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, u16 attr,
-			u32 tid)
+void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, u16 attr, u32 tid)
 {
 	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
 	mad->mad_hdr.mgmt_class = mclass;
@@ -25,9 +24,8 @@ static void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, u1
 }
 
 /* posts one GMP from ka to dlid's QP1; the buffer or NULL */
-static struct ib_mad_send_buf *km_gmp_post(struct km_agent *ka, u16 dlid, u8 mclass,
-					   u8 version, u8 method, u16 attr, int timeout,
-					   int retries)
+struct ib_mad_send_buf *km_gmp_post(struct km_agent *ka, u16 dlid, u8 mclass, u8 version,
+				    u8 method, u16 attr, int timeout, int retries)
 {
 	struct ib_mad_send_buf *buf;
 
@@ -184,18 +182,91 @@ static void km_timeout_cases(struct km_run *r, struct km_agent *ka, u16 dlid)
 	km_send_free(buf);
 }
 
+/*
+ * CM MADs other than ClassPortInfo travel only as Send (as upstream
+ * filters them): a CM Get of another attribute is dropped before any agent
+ * sees it, a ClassPortInfo Get and a Send reach the agent claiming them.
+ */
+struct km_seen {
+	int	n;
+	u8	method[4];
+	u16	attr[4];
+};
+
+static void km_cm_seen(struct km_agent *kb, struct ib_mad_recv_wc *rwc)
+{
+	struct km_seen *seen = kb->priv;
+	const struct ib_mad_hdr *hdr = &rwc->recv_buf.mad->mad_hdr;
+
+	if (seen->n < ARRAY_SIZE(seen->method)) {
+		seen->method[seen->n] = hdr->method;
+		seen->attr[seen->n] = be16_to_cpu(hdr->attr_id);
+	}
+	seen->n++;
+}
+
+static void km_cm_filter_case(struct km_run *r, struct km_agent *ka, u16 lid2)
+{
+	const char *name = "gsi-cm-get-of-non-classportinfo-dropped";
+	struct ib_mad_reg_req req = {
+		.mgmt_class = IB_MGMT_CLASS_CM,
+		.mgmt_class_version = 2,
+	};
+	struct ib_mad_send_buf *buf[3] = {};
+	struct km_seen *seen;
+	struct km_agent *kb;
+	int i;
+
+	kb = kzalloc(sizeof(*kb), GFP_KERNEL);
+	seen = kzalloc(sizeof(*seen), GFP_KERNEL);
+	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
+	set_bit(IB_MGMT_METHOD_SEND, req.method_mask);
+	if (!kb || !seen || km_agent_open(kb, r->dev, 2, IB_QPT_GSI, &req, 0)) {
+		km_fail(r, name, "CM agent on port 2");
+		goto out_free;
+	}
+	kb->priv = seen;
+	kb->on_recv = km_cm_seen;
+	km_agent_reset(ka);
+	/* in this order on one path: the Send arrives last */
+	buf[0] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET, 0x10, 0, 0);
+	buf[1] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET,
+			     IB_MGMT_CLASSPORTINFO_ATTR_ID, 0, 0);
+	buf[2] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SEND, 0x10, 0, 0);
+	for (i = 0; i < 100 && READ_ONCE(seen->n) < 2; i++)
+		km_wait(&kb->recv_done, 50);
+	if (!buf[0] || !buf[1] || !buf[2])
+		km_fail(r, name, "post failed");
+	else if (seen->n < 2)
+		km_fail(r, name, "the agent got %d MADs, expected the Get of %s and the Send",
+			seen->n, "ClassPortInfo");
+	else if (seen->n != 2 || seen->method[0] != IB_MGMT_METHOD_GET ||
+		 seen->attr[0] != IB_MGMT_CLASSPORTINFO_ATTR_ID ||
+		 seen->method[1] != IB_MGMT_METHOD_SEND)
+		km_fail(r, name, "the agent got method 0x%x attr 0x%x first, %d MADs in all",
+			seen->method[0], seen->attr[0], seen->n);
+	else
+		km_pass(r, name);
+	/* the sends have no timeout: each completes once it is sent */
+	for (i = 0; i < 100 && READ_ONCE(ka->nsend) < 3; i++)
+		km_wait(&ka->send_done, 50);
+	km_agent_close(kb);
+	for (i = 0; i < 3; i++)
+		km_send_free(buf[i]);
+out_free:
+	kfree(seen);
+	kfree(kb);
+}
+
 static void km_unregister_case(struct km_run *r, u16 dlid)
 {
 	const char *name = "gsi-unregister-flushes-sends";
 	struct ib_mad_send_buf *buf;
 	struct km_agent *kc;
 
-	kc = kzalloc(sizeof(*kc), GFP_KERNEL);
-	if (!kc || km_agent_open(kc, r->dev, 1, IB_QPT_GSI, NULL, 0)) {
-		km_fail(r, name, "agent");
-		kfree(kc);
+	kc = km_agent_new(r, name, 1, IB_QPT_GSI);
+	if (!kc)
 		return;
-	}
 	kc->free_sends = true;
 	buf = km_gmp_post(kc, dlid, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
 			  0x23, 30000, 0);
@@ -279,7 +350,9 @@ void km_gsi_cases(struct km_run *r)
 	km_send_free(buf);
 
 	km_request_case(r, ka, lid1, lid2);
+	km_cm_filter_case(r, ka, lid2);
 	km_timeout_cases(r, ka, lid2);
+	km_cancel_race_cases(r, ka, lid1);
 	km_unregister_case(r, lid2);
 	km_many_case(r, ka, lid2);
 	km_agent_close(ka);

@@ -30,6 +30,7 @@ static void km_work(struct work_struct *work)
 	km_gsi_cases(&run);
 	km_rmpp_cases(&run);
 	km_rmpp_wire_cases(&run);
+	km_rmpp_bound_cases(&run);
 	pr_info(KM_NAME ": done %s: %d passed, %d failed\n", kd->dev->name,
 		run.passed, run.failed);
 }

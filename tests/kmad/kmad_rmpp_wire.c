@@ -26,11 +26,12 @@ struct kw_ctx {
 };
 
 /*
- * One hand-made RMPP MAD from ka to dlid.  For requests ib_mad puts the
- * agent's hi_tid in the upper half of tid; responses keep it whole.
+ * One hand-made RMPP MAD of vendor class mclass (OUI kw_oui) from ka to
+ * dlid.  For requests ib_mad puts the agent's hi_tid in the upper half of
+ * tid; responses keep it whole.
  */
-static int kw_send(struct km_agent *ka, u16 dlid, u8 method, u64 tid, u8 version,
-		   u8 type, u8 flags, u8 status, u32 seg, u32 paylen, u8 fill)
+int km_rmpp_send(struct km_agent *ka, u16 dlid, u8 mclass, u8 method, u64 tid, u8 version,
+		 u8 type, u8 flags, u8 status, u32 seg, u32 paylen, u8 fill)
 {
 	struct ib_mad_send_buf *buf;
 	struct ib_vendor_mad *vm;
@@ -41,7 +42,7 @@ static int kw_send(struct km_agent *ka, u16 dlid, u8 method, u64 tid, u8 version
 		return PTR_ERR(buf);
 	vm = buf->mad;
 	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	vm->mad_hdr.mgmt_class = KW_VCLASS;
+	vm->mad_hdr.mgmt_class = mclass;
 	vm->mad_hdr.class_version = 1;
 	vm->mad_hdr.method = method;
 	vm->mad_hdr.tid = cpu_to_be64(tid);
@@ -57,6 +58,13 @@ static int kw_send(struct km_agent *ka, u16 dlid, u8 method, u64 tid, u8 version
 	if (ret)
 		km_send_free(buf);
 	return ret;
+}
+
+static int kw_send(struct km_agent *ka, u16 dlid, u8 method, u64 tid, u8 version,
+		   u8 type, u8 flags, u8 status, u32 seg, u32 paylen, u8 fill)
+{
+	return km_rmpp_send(ka, dlid, KW_VCLASS, method, tid, version, type, flags, status,
+			    seg, paylen, fill);
 }
 
 /* waits for the next MAD at ka; its RMPP header, or NULL */
@@ -246,6 +254,91 @@ static void kw_sender_cases(struct kw_ctx *c, struct km_agent *ks, struct km_age
 	km_send_free(buf);
 }
 
+/*
+ * A message larger than kmalloc gives (4 MiB): ib_mad keeps it in vmalloc
+ * memory, which must never be DMA-mapped (only the segment on its way
+ * out is, from kmalloc memory).  Its segments 1 and 2 arrive with the
+ * bytes the sender wrote; then the receiver ABORTs it.
+ */
+#define KW_BIG		(9 << 19)	/* 4.5 MiB */
+
+static u8 kw_big_byte(int off)
+{
+	return (u8)(off * 7 + off / 251);
+}
+
+static const char *kw_big_segment(struct km_agent *uk, u32 seg)
+{
+	struct ib_rmpp_hdr *rh = kw_next(uk, 2000);
+	int i, off = (seg - 1) * KW_VDATA;
+	const u8 *p;
+
+	if (!rh || rh->rmpp_type != IB_MGMT_RMPP_TYPE_DATA || be32_to_cpu(rh->seg_num) != seg)
+		return seg == 1 ? "no segment 1" : "no segment 2 after the ACK";
+	if (seg == 1 && (!(ib_get_rmpp_flags(rh) & IB_MGMT_RMPP_FLAG_FIRST) ||
+			 be32_to_cpu(rh->paylen_newwin) < KW_BIG))
+		return "segment 1 is not FIRST with the message's length";
+	p = (const u8 *)uk->rwc->recv_buf.mad + KW_VHDR;
+	for (i = 0; i < KW_VDATA; i++)
+		if (p[i] != kw_big_byte(off + i))
+			return "a segment's payload is not what was sent";
+	return NULL;
+}
+
+static void kw_big_sender_case(struct kw_ctx *c, struct km_agent *ks, struct km_agent *uk)
+{
+	const char *name = "rmpp-wire-sender-4.5mib-beyond-kmalloc";
+	struct ib_mad_send_buf *buf;
+	struct ib_vendor_mad *vm;
+	int seg, i, off = 0;
+	const char *why;
+	u64 tid;
+
+	km_agent_reset(ks);
+	km_agent_reset(uk);
+	buf = km_send_buf(ks, c->lid2, 1, 1, KW_VHDR, KW_BIG);
+	if (IS_ERR(buf)) {
+		km_fail(c->r, name, "no buffer: %ld", PTR_ERR(buf));
+		return;
+	}
+	vm = buf->mad;
+	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	vm->mad_hdr.mgmt_class = KW_VCLASS;
+	vm->mad_hdr.class_version = 1;
+	vm->mad_hdr.method = IB_MGMT_METHOD_GET;
+	vm->mad_hdr.tid = cpu_to_be64(0x5600);
+	memcpy(vm->oui, kw_oui, 3);
+	for (seg = 1; seg <= buf->seg_count; seg++) {
+		u8 *p = ib_get_rmpp_segment(buf, seg);
+
+		for (i = 0; i < buf->seg_size && off < KW_BIG; i++, off++)
+			p[i] = kw_big_byte(off);
+	}
+	buf->timeout_ms = 2000;
+	buf->retries = 1;
+	if (ib_post_send_mad(buf, NULL)) {
+		km_fail(c->r, name, "post failed");
+		km_send_free(buf);
+		return;
+	}
+	tid = be64_to_cpu(((struct ib_mad_hdr *)buf->mad)->tid);
+	why = kw_big_segment(uk, 1);
+	if (!why) {
+		kw_send(uk, c->lid1, IB_MGMT_METHOD_GET_RESP, tid, 1, IB_MGMT_RMPP_TYPE_ACK,
+			IB_MGMT_RMPP_FLAG_ACTIVE, 0, 1, 2, 0);
+		why = kw_big_segment(uk, 2);
+	}
+	kw_send(uk, c->lid1, IB_MGMT_METHOD_GET_RESP, tid, 1, IB_MGMT_RMPP_TYPE_ABORT,
+		IB_MGMT_RMPP_FLAG_ACTIVE, IB_MGMT_RMPP_STATUS_UNSPEC, 0, 0, 0);
+	if (!km_wait(&ks->send_done, 5000)) {
+		why = why ?: "the send did not complete";
+		ib_cancel_mad(buf);
+		km_wait(&ks->send_done, 5000);
+	}
+	kw_check(c->r, name, why);
+	km_send_free(buf);
+}
+
 void km_rmpp_wire_cases(struct km_run *r)
 {
 	struct ib_mad_reg_req req = {
@@ -296,6 +389,7 @@ void km_rmpp_wire_cases(struct km_run *r)
 	}
 	ka[3].free_sends = true;
 	kw_sender_cases(&c, &ka[2], &ka[3]);
+	kw_big_sender_case(&c, &ka[2], &ka[3]);
 out:
 	km_agent_close(&ka[3]);
 	km_agent_close(&ka[2]);

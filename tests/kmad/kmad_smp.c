@@ -2,7 +2,8 @@
 /*
  * The MAD layer test client: directed-route SMPs answered locally (hop 0),
  * across the cable (hop 1 out port 1 reaches port 2), a path the port does
- * not match, and SMInfo with and without a local "SM" agent.
+ * not match, SMInfo with and without a local "SM" agent, and an SMP of a
+ * class version the SMA does not speak.
  */
 #include <linux/slab.h>
 
@@ -11,14 +12,15 @@
 #define KM_NI_NODE_GUID		12	/* NodeInfo offsets in smp->data */
 #define KM_NI_LOCAL_PORT	36
 
-static void km_dr_fill(struct ib_smp *smp, u16 attr, int hops, const u8 *path, u32 tid)
+static void km_dr_fill(struct ib_smp *smp, u8 method, u16 attr, int hops, const u8 *path,
+		       u32 tid)
 {
 	int i;
 
 	smp->base_version = IB_MGMT_BASE_VERSION;
 	smp->mgmt_class = IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
 	smp->class_version = 1;
-	smp->method = IB_MGMT_METHOD_GET;
+	smp->method = method;
 	smp->attr_id = cpu_to_be16(attr);
 	smp->tid = cpu_to_be64(tid);
 	smp->hop_cnt = hops;
@@ -29,13 +31,16 @@ static void km_dr_fill(struct ib_smp *smp, u16 attr, int hops, const u8 *path, u
 }
 
 /*
- * Sends a DR Get of attr from ka and waits for its response (kept in
- * ka->rwc); NULL with the reason in *why otherwise.
+ * Sends a DR SMP from ka (its header's M_Key mkey, its data if not NULL)
+ * and waits for its response (kept in ka->rwc); NULL with the reason in
+ * *why otherwise.
  */
-static struct ib_smp *km_dr_get(struct km_agent *ka, u16 attr, int hops, const u8 *path,
-				struct ib_mad_send_buf **bufp, const char **why)
+struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, u16 attr, __be64 mkey,
+			  const u8 *data, int hops, const u8 *path,
+			  struct ib_mad_send_buf **bufp, const char **why)
 {
 	struct ib_mad_send_buf *buf;
+	struct ib_smp *smp;
 	int ret;
 
 	km_agent_reset(ka);
@@ -45,7 +50,11 @@ static struct ib_smp *km_dr_get(struct km_agent *ka, u16 attr, int hops, const u
 		return NULL;
 	}
 	*bufp = buf;
-	km_dr_fill(buf->mad, attr, hops, path, 0x5a5a0000 | attr);
+	smp = buf->mad;
+	km_dr_fill(smp, method, attr, hops, path, 0x5a5a0000 | method << 8 | attr);
+	smp->mkey = mkey;
+	if (data)
+		memcpy(smp->data, data, sizeof(smp->data));
 	buf->timeout_ms = 1000;
 	buf->retries = 1;
 	ret = ib_post_send_mad(buf, NULL);
@@ -66,6 +75,12 @@ static struct ib_smp *km_dr_get(struct km_agent *ka, u16 attr, int hops, const u
 		return NULL;
 	}
 	return (struct ib_smp *)ka->rwc->recv_buf.mad;
+}
+
+static struct ib_smp *km_dr_get(struct km_agent *ka, u16 attr, int hops, const u8 *path,
+				struct ib_mad_send_buf **bufp, const char **why)
+{
+	return km_dr_send(ka, IB_MGMT_METHOD_GET, attr, 0, NULL, hops, path, bufp, why);
 }
 
 static void km_nodeinfo_case(struct km_run *r, struct km_agent *ka, const char *name,
@@ -160,6 +175,59 @@ static void km_sminfo_case(struct km_run *r, struct km_agent *ka, u32 sm_port,
 	kfree(sm);
 }
 
+/*
+ * An SMP of a class version the SMA does not speak is answered with the
+ * BAD_VERSION status, over the cable (port 1 to port 2's LID).
+ */
+static void km_bad_version_case(struct km_run *r)
+{
+	const char *name = "smp-class-version-2-answered-bad-version";
+	u16 lid2 = km_port_lid(r->dev, 2);
+	struct ib_mad_send_buf *buf;
+	struct km_agent *ka;
+	struct ib_smp *smp;
+
+	ka = km_agent_new(r, name, 1, IB_QPT_SMI);
+	if (!ka)
+		return;
+	km_agent_reset(ka);
+	buf = km_send_buf(ka, lid2, 0, 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA);
+	if (IS_ERR(buf)) {
+		km_fail(r, name, "no send buffer");
+		goto out;
+	}
+	smp = buf->mad;
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 2;
+	smp->method = IB_MGMT_METHOD_GET;
+	smp->attr_id = cpu_to_be16(IB_SMP_ATTR_NODE_INFO);
+	smp->tid = cpu_to_be64(0x5b5b0002);
+	buf->timeout_ms = 1000;
+	buf->retries = 1;
+	if (ib_post_send_mad(buf, NULL)) {
+		km_fail(r, name, "post failed");
+		km_send_free(buf);
+		goto out;
+	}
+	if (!km_wait(&ka->send_done, 5000)) {
+		km_fail(r, name, "no send completion");
+	} else if (ka->status != IB_WC_SUCCESS || !ka->rwc) {
+		km_fail(r, name, "no answer (status %d)", ka->status);
+	} else {
+		smp = (struct ib_smp *)ka->rwc->recv_buf.mad;
+		if (smp->method != IB_MGMT_METHOD_GET_RESP ||
+		    be16_to_cpu(smp->status) != IB_MGMT_MAD_STATUS_BAD_VERSION)
+			km_fail(r, name, "method 0x%x status 0x%x", smp->method,
+				be16_to_cpu(smp->status));
+		else
+			km_pass(r, name);
+	}
+	km_send_free(buf);
+out:
+	km_agent_free(ka);
+}
+
 void km_smp_cases(struct km_run *r)
 {
 	static const u8 p1[] = { 1 }, p2[] = { 2 };
@@ -193,7 +261,7 @@ void km_smp_cases(struct km_run *r)
 	if (IS_ERR(buf)) {
 		km_fail(r, "dr-path-wrong-port-refused", "no send buffer");
 	} else {
-		km_dr_fill(buf->mad, IB_SMP_ATTR_NODE_INFO, 1, p2, 1);
+		km_dr_fill(buf->mad, IB_MGMT_METHOD_GET, IB_SMP_ATTR_NODE_INFO, 1, p2, 1);
 		buf->timeout_ms = 100;
 		ret = ib_post_send_mad(buf, NULL);
 		if (ret == -EINVAL)
@@ -220,6 +288,8 @@ void km_smp_cases(struct km_run *r)
 
 	km_sminfo_case(r, &ka[0], 1, "dr-hop0-sminfo-to-local-sm-agent", 0, NULL);
 	km_sminfo_case(r, &ka[0], 2, "dr-hop1-sminfo-to-sm-agent-over-cable", 1, p1);
+	km_mkey_cases(r, &ka[0]);
+	km_bad_version_case(r);
 out:
 	km_agent_close(&ka[1]);
 	km_agent_close(&ka[0]);

@@ -80,6 +80,26 @@ int km_agent_open_flags(struct km_agent *ka, struct ib_device *dev, u32 port,
 	return 0;
 }
 
+/* a send-only agent on port of type; NULL (a FAIL of name) if none */
+struct km_agent *km_agent_new(struct km_run *r, const char *name, u32 port,
+			      enum ib_qp_type type)
+{
+	struct km_agent *ka = kzalloc(sizeof(*ka), GFP_KERNEL);
+
+	if (!ka || km_agent_open(ka, r->dev, port, type, NULL, 0)) {
+		km_fail(r, name, "agent");
+		kfree(ka);
+		return NULL;
+	}
+	return ka;
+}
+
+void km_agent_free(struct km_agent *ka)
+{
+	km_agent_close(ka);
+	kfree(ka);
+}
+
 void km_agent_reset(struct km_agent *ka)
 {
 	spin_lock(&ka->lock);
@@ -104,17 +124,17 @@ void km_agent_close(struct km_agent *ka)
 	ka->rwc = NULL;
 }
 
-struct ib_mad_send_buf *km_send_buf(struct km_agent *ka, u16 dlid, u32 qpn,
-				    int rmpp_active, int hdr_len, int data_len)
+struct ib_mad_send_buf *km_agent_send_buf(struct ib_mad_agent *agent, u16 dlid, u32 qpn,
+					  int rmpp_active, int hdr_len, int data_len)
 {
-	struct ib_ah_attr attr = { .dlid = dlid, .port_num = ka->agent->port_num };
+	struct ib_ah_attr attr = { .dlid = dlid, .port_num = agent->port_num };
 	struct ib_mad_send_buf *buf;
 	struct ib_ah *ah;
 
-	ah = ib_create_ah(ka->agent->qp->pd, &attr);
+	ah = ib_create_ah(agent->qp->pd, &attr);
 	if (IS_ERR(ah))
 		return ERR_CAST(ah);
-	buf = ib_create_send_mad(ka->agent, qpn, 0, rmpp_active, hdr_len, data_len,
+	buf = ib_create_send_mad(agent, qpn, 0, rmpp_active, hdr_len, data_len,
 				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
 	if (IS_ERR(buf)) {
 		ib_destroy_ah(ah);
@@ -122,6 +142,12 @@ struct ib_mad_send_buf *km_send_buf(struct km_agent *ka, u16 dlid, u32 qpn,
 	}
 	buf->ah = ah;
 	return buf;
+}
+
+struct ib_mad_send_buf *km_send_buf(struct km_agent *ka, u16 dlid, u32 qpn,
+				    int rmpp_active, int hdr_len, int data_len)
+{
+	return km_agent_send_buf(ka->agent, dlid, qpn, rmpp_active, hdr_len, data_len);
 }
 
 void km_send_free(struct ib_mad_send_buf *buf)

@@ -6,8 +6,8 @@
  *
  *   umadtest [-s ours|inbox] [-p PORT] [-n NAME] TEST...
  *
- * TESTs: sysfs basic bad agents dup timeout flood bound rmpp rmpp-loop
- * issm removal (bound: ours only).
+ * TESTs: sysfs basic bad agents dup timeout flood many grh rmpp rmpp-loop
+ * issm removal.
  * -p: the port the MADs go out of (default 1); -s ours enables the checks
  * of behaviour only our stack has (documented where they are).  Prints one
  * "PASS NAME: what" or "FAIL NAME: what: why" line per check.
@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +24,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -505,8 +503,8 @@ static void t_bad(void)
 	methods[0] = 1u << 1;	/* Get */
 	id = reg_agent(g.fd, 1, 0x0a, 1, 0, methods);
 	r = reg_agent(g2.fd, 1, 0x0a, 1, 0, methods);
-	result(id >= 0 && r < 0 && (r == -EINVAL || r == -EBUSY),
-	       "a method another file owns: refused", "first %d second %d", id, r);
+	result(id >= 0 && r == -EINVAL, "a method another file owns: EINVAL (as upstream)",
+	       "first %d second %d", id, r);
 	if (!strcmp(stack, "ours")) {
 		/* our ib_umad sends SMPs only on QP0 and GMPs only on QP1 */
 		addr(&u, g.lid, 1, 1, 0, 0);
@@ -517,6 +515,20 @@ static void t_bad(void)
 	}
 	good_check(&g, "after bad registrations");
 	good_check(&g2, "second file after bad registrations");
+
+	/*
+	 * A P_Key index past the port's table: the send fails (upstream's
+	 * mlx4 refuses to build the packet), it does not go out under some
+	 * other P_Key.
+	 */
+	id = reg_agent(g.fd, 1, 0x04, 1, 0, NULL);
+	addr(&u, id, read_num("/sys/class/infiniband/mlx4_0/ports/%d/lid", port), 1, 0, 0);
+	u.hdr.pkey_index = 0xffff;
+	mad_hdr(u.mad, 0x04, 1, 1, next_tid++, 0x0012, 0);
+	r = send_mad(g.fd, &u, HDR + MAD_SIZE);
+	result(id >= 0 && r == -EINVAL, "a GMP with P_Key index 0xffff: EINVAL", "id %d, %s",
+	       id, r ? strerror(-r) : "written");
+	good_check(&g, "after a bad P_Key index");
 
 	/* REGISTER_AGENT2 with an unknown flag */
 	struct ib_user_mad_reg_req2 req2;
@@ -632,8 +644,9 @@ static void t_dup(void)
 
 /*
  * Thousands of requests to an absent LID: SMPs on QP0 and GMPs on QP1, each
- * timing out.  Writes may get EAGAIN (our bound on outstanding sends); then
- * the test reads what came back and goes on.  Every one must come back.
+ * timing out.  Should a write get EAGAIN (a stack that bounds outstanding
+ * sends, which upstream does not), the test reads what came back and goes
+ * on.  Every one must come back.
  */
 static void t_flood(int total)
 {
@@ -697,104 +710,162 @@ static void t_flood(int total)
 }
 
 /*
- * Our bound on a file's sends (ours only; upstream has none): with 1024
- * requests outstanding or timed out and unread, a non-blocking write gets
- * EAGAIN and poll has no POLLOUT; a blocking write waits until read()
- * takes a timed-out one, then goes through.  Every request comes back.
+ * No bound on a file's sends (as upstream: libibumad and opensm rely on a
+ * write never waiting for earlier sends): 2000 requests with 3 s
+ * timeouts written at once under O_NONBLOCK, none refused, poll says
+ * POLLOUT all along, and every one comes back with ETIMEDOUT.
  */
-struct bound_reader {
-	int fd;
-	pid_t writer;		/* the thread in the blocking write */
-	struct timespec at;	/* when read() was called */
-	int r;
-};
-
-/* The state letter of thread TID of this process ('S': sleeping), or 0. */
-static char thread_state(pid_t tid)
+static void t_many(void)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the name may hold spaces */
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/*
- * Reads one message once the writer sleeps (in its blocking write, or
- * already past it if the bound did not hold: then the write's end comes
- * before this read, which the caller sees).  Bounded: 10 s.
- */
-static void *bound_read(void *arg)
-{
-	struct bound_reader *b = arg;
-	struct umad u;
-	int i;
-
-	for (i = 0; i < 1000 && thread_state(b->writer) != 'S'; i++)
-		usleep(10000);
-	clock_gettime(CLOCK_MONOTONIC, &b->at);
-	b->r = read(b->fd, &u, sizeof(u));
-	if (b->r > 0 && u.hdr.status != ETIMEDOUT)
-		b->r = -1;
-	return NULL;
-}
-
-static void t_bound(void)
-{
-	enum { MAX = 1024 };
-	struct bound_reader b = { .r = -2 };
-	struct timespec done;
+	enum { MANY = 2000 };
 	struct pollfd pfd;
 	struct good g;
 	struct umad u;
-	pthread_t th;
-	int i, r, back = 0;
+	int i, r, back;
 
-	good_open(&g);
-	for (i = 0, r = 0; i < MAX && !r; i++) {
+	if (good_open(&g)) {
+		result(0, "open for the many sends", "%s", strerror(errno));
+		return;
+	}
+	for (i = 0, r = 0; i < MANY && !r; i++) {
 		addr(&u, g.lid, 0x3fb, 0, 3000, 0);
 		mad_hdr(u.mad, 0x01, 1, 1, 0x200000 + i, 0x0015, 0);
 		r = send_mad(g.fd, &u, HDR + MAD_SIZE);
 	}
-	result(!r && i == MAX, "1024 requests with 3 s timeouts written", "write %d: %s", i, strerror(-r));
-	mad_hdr(u.mad, 0x01, 1, 1, 0x200000 + MAX, 0x0015, 0);
-	r = send_mad(g.fd, &u, HDR + MAD_SIZE);
-	result(r == -EAGAIN, "the 1025th: EAGAIN (O_NONBLOCK)", "%s", strerror(-r));
+	result(!r && i == MANY, "2000 requests with 3 s timeouts written at once (O_NONBLOCK)",
+	       "write %d: %s", i, strerror(-r));
 	pfd = (struct pollfd){ .fd = g.fd, .events = POLLOUT };
 	r = poll(&pfd, 1, 0);
-	result(r == 0, "poll: no POLLOUT while the file is at its bound", "revents 0x%x", pfd.revents);
-
-	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) & ~O_NONBLOCK);
-	b.fd = g.fd;
-	b.writer = (pid_t)syscall(SYS_gettid);
-	pthread_create(&th, NULL, bound_read, &b);
-	r = send_mad(g.fd, &u, HDR + MAD_SIZE);	/* blocks until b reads */
-	clock_gettime(CLOCK_MONOTONIC, &done);
-	pthread_join(th, NULL);
-	result(!r && b.r == HDR + 24 &&
-	       (done.tv_sec > b.at.tv_sec ||
-		(done.tv_sec == b.at.tv_sec && done.tv_nsec >= b.at.tv_nsec)),
-	       "a blocking write waits for a slot, read() frees one (the write ends after the read began)",
-	       "write %d, read %d", r, b.r);
-	fcntl(g.fd, F_SETFL, fcntl(g.fd, F_GETFL) | O_NONBLOCK);
-	for (back = 1; back < MAX + 1; back++) {
+	result(r == 1 && (pfd.revents & POLLOUT), "poll: POLLOUT with 2000 sends outstanding",
+	       "returned %d revents 0x%x", r, pfd.revents);
+	for (back = 0; back < i; back++) {
 		r = recv_mad(g.fd, &u, sizeof(u), 20000);
 		if (r < 0 || u.hdr.status != ETIMEDOUT)
 			break;
 	}
-	result(back == MAX + 1, "all 1025 come back with ETIMEDOUT", "%d", back);
-	good_check(&g, "after the bound");
+	result(back == MANY, "all 2000 come back with ETIMEDOUT", "%d", back);
+	good_check(&g, "after 2000 sends");
 	close(g.fd);
+}
+
+/* --- GRH ----------------------------------------------------------------- */
+
+/* GID index 0 of port p from sysfs, in network order */
+static int port_gid(int p, uint8_t *gid)
+{
+	char path[96], buf[64];
+	unsigned int w[8];
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/mlx4_0/ports/%d/gids/0", p);
+	if (read_line(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%x:%x:%x:%x:%x:%x:%x:%x", &w[0], &w[1], &w[2], &w[3], &w[4],
+		   &w[5], &w[6], &w[7]) != 8)
+		return -1;
+	for (i = 0; i < 8; i++)
+		put16(gid + 2 * i, w[i]);
+	return 0;
+}
+
+/* a vendor class 0x31 Set from port 2 (tx) to port 1's LID with a GRH to dgid */
+static int grh_send(int tx, int id, int lid1, const uint8_t *dgid, uint32_t tid)
+{
+	struct umad u;
+
+	addr(&u, id, lid1, 1, 0, 0);
+	u.hdr.grh_present = 1;
+	u.hdr.gid_index = 0;
+	u.hdr.hop_limit = 7;
+	u.hdr.traffic_class = 0x28;
+	u.hdr.flow_label = htobe32(0x12345);
+	memcpy(u.hdr.gid, dgid, 16);
+	mad_hdr(u.mad, 0x31, 1, 2, tid, 0x0010, 0);
+	u.mad[37] = 0x00;		/* OUI */
+	u.mad[38] = 0x14;
+	u.mad[39] = 0x05;
+	return send_mad(tx, &u, HDR + MAD_SIZE);
+}
+
+/*
+ * MADs with a GRH, received as upstream reports them: the header gives the
+ * address to answer to (what ib_init_ah_attr_from_wc() makes of it): the
+ * sender's GID, the index of the GID the MAD reached on the receiving
+ * port, hop limit 0xff, the sender's traffic class and flow label.  A MAD
+ * to the SA's well-known GID is taken (answered from GID index 0); one to
+ * a GID of another port is dropped.
+ */
+static void t_grh(void)
+{
+	int tx = open_umad(2), rx = open_umad(1), ta, ra, r;
+	uint32_t methods[4] = { 1u << 2 };	/* Set */
+	uint8_t gid1[16], gid2[16], sa_gid[16];
+	long lid1 = read_num("/sys/class/infiniband/mlx4_0/ports/1/lid");
+	uint32_t tid_sa = next_tid++, tid_other = next_tid++, tid_own = next_tid++, first;
+	struct ib_user_mad_reg_req req;
+	struct umad u;
+	char what[160], why[160];
+
+	memset(&req, 0, sizeof(req));
+	req.qpn = 1;
+	req.mgmt_class = 0x31;
+	req.mgmt_class_version = 1;
+	req.oui[1] = 0x14;
+	req.oui[2] = 0x05;
+	ta = ioctl(tx, IB_USER_MAD_REGISTER_AGENT, &req) ? -errno : (int)req.id;
+	memcpy(req.method_mask, methods, sizeof(req.method_mask));
+	ra = ioctl(rx, IB_USER_MAD_REGISTER_AGENT, &req) ? -errno : (int)req.id;
+	r = port_gid(1, gid1) || port_gid(2, gid2);
+	result(ta >= 0 && ra >= 0 && !r && lid1 > 0,
+	       "vendor class 0x31 agents on ports 2 and 1, the ports' GIDs and LID",
+	       "agents %d %d, GIDs %s, LID %ld", ta, ra, r ? "unreadable" : "read", lid1);
+	if (ta < 0 || ra < 0 || r || lid1 <= 0)
+		goto out;
+	memcpy(sa_gid, gid1, 8);		/* the subnet prefix */
+	put64(sa_gid + 8, 0x0200000000000002ull);
+
+	/* to the SA's well-known GID: taken, GID index 0 */
+	r = grh_send(tx, ta, lid1, sa_gid, tid_sa);
+	if (r) {
+		result(0, "a MAD with a GRH to the SA's well-known GID is received", "write: %s",
+		       strerror(-r));
+	} else if (wait_answer(rx, &u, tid_sa, 5000, why, sizeof(why))) {
+		result(0, "a MAD with a GRH to the SA's well-known GID is received", "%s", why);
+	} else {
+		result(u.hdr.grh_present && u.hdr.gid_index == 0,
+		       "a MAD with a GRH to the SA's well-known GID is received (GID index 0)",
+		       "grh_present %u gid_index %u", u.hdr.grh_present, u.hdr.gid_index);
+	}
+
+	/* to port 2's GID, then to port 1's: only the second arrives */
+	r = grh_send(tx, ta, lid1, gid2, tid_other);
+	if (!r)
+		r = grh_send(tx, ta, lid1, gid1, tid_own);
+	memset(&u, 0, sizeof(u));
+	if (!r)
+		r = recv_mad(rx, &u, sizeof(u), 5000);
+	first = r > 0 ? (uint32_t)be64toh(*(uint64_t *)(u.mad + 8)) : 0;
+	if (r > 0)
+		snprintf(why, sizeof(why), "first came TID 0x%x (0x%x: the one to port 2's GID)",
+			 first, tid_other);
+	else
+		snprintf(why, sizeof(why), "%s", strerror(-r));
+	result(r > 0 && first == tid_own,
+	       "a MAD to a GID of the other port is dropped (the next one, to ours, is first)",
+	       "%s", why);
+	if (r > 0 && first == tid_other)
+		r = recv_mad(rx, &u, sizeof(u), 5000);
+	snprintf(what, sizeof(what),
+		 "its header: the sender's GID, GID index 0, hop limit 0xff, its class and flow");
+	result(r > 0 && u.hdr.grh_present && !memcmp(u.hdr.gid, gid2, 16) &&
+	       u.hdr.gid_index == 0 && u.hdr.hop_limit == 0xff &&
+	       u.hdr.traffic_class == 0x28 && be32toh(u.hdr.flow_label) == 0x12345,
+	       what, "read %d grh %u gid %s, index %u, hop limit %u, class 0x%x, flow 0x%x",
+	       r, u.hdr.grh_present, memcmp(u.hdr.gid, gid2, 16) ? "not port 2's" : "port 2's",
+	       u.hdr.gid_index, u.hdr.hop_limit, u.hdr.traffic_class,
+	       be32toh(u.hdr.flow_label));
+out:
+	close(tx);
+	close(rx);
 }
 
 /*
@@ -1076,8 +1147,10 @@ int main(int argc, char **argv)
 			t_flood(3000);
 		else if (!strcmp(t, "rmpp"))
 			t_rmpp();
-		else if (!strcmp(t, "bound"))
-			t_bound();
+		else if (!strcmp(t, "many"))
+			t_many();
+		else if (!strcmp(t, "grh"))
+			t_grh();
 		else if (!strcmp(t, "rmpp-loop"))
 			t_rmpp_loop();
 		else if (!strcmp(t, "issm"))

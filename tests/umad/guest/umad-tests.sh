@@ -3,7 +3,7 @@
 # The umad checks inside a test VM (run by tests/stack/run-tests, group umad).
 #   UMADTEST  the tool (tests/umad/umadtest.c, built on the host)
 #   STACK     ours|inbox (our-stack-only checks with ours)
-#   TESTS     the tool's tests (default: all but removal; bound with ours)
+#   TESTS     the tool's tests (default: all but removal)
 #   CATAS     1: then the removal test again, the device taken away by a
 #             catastrophic error of the card (and brought back by the driver)
 #   UNLOAD    1: finally unload and reload ib_umad (no file may be open)
@@ -22,9 +22,7 @@ set -u
 t=${TESTNAME:-umad}
 stack=${STACK:-ours}
 tool=${UMADTEST:?UMADTEST: the umadtest binary}
-# bound: our limit on a file's outstanding sends (upstream has none)
-default="sysfs basic bad agents timeout dup flood rmpp rmpp-loop issm"
-[ "$stack" = ours ] && default="$default bound"
+default="sysfs basic bad agents timeout dup flood many grh rmpp rmpp-loop issm"
 tests=${TESTS:-$default}
 # the class layout (1), per umad/issm device its entries and its parent
 # (8), the modes (1), the tool's run (1); SM_STOP 4, CATAS 1, UNLOAD 5
