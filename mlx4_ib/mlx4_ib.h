@@ -128,6 +128,8 @@ struct mlx4_ib_qp {
 	struct mlx4_ib_wq	rq;
 	struct mlx4_ib_wq	sq;
 	bool			sq_signal_all;
+	/* SQ WQEs kept free ahead of the last posted (prefetch headroom) */
+	unsigned int		sq_spare_wqes;
 	int			max_inline_data;
 	bool			block_mcast_loopback;
 	bool			is_sqp;		/* QP0/QP1: MLX transport */
@@ -299,7 +301,10 @@ struct mlx4_ib_inline {
 void mlx4_ib_inline_start(struct mlx4_ib_inline *inl, void *wqe, int off);
 void mlx4_ib_inline_add(struct mlx4_ib_inline *inl, const void *data, int len);
 int mlx4_ib_inline_end(struct mlx4_ib_inline *inl);
-void mlx4_ib_set_data_seg(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sge);
+void mlx4_ib_set_gather_segs(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sg, int n);
+void mlx4_ib_set_scatter(struct mlx4_hw_data_seg *scat, const struct ib_sge *sg,
+			 int n, int max);
+void mlx4_ib_stamp_send_wqe(struct mlx4_ib_qp *qp, unsigned int n);
 
 /* mlx_header.c */
 int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,

@@ -92,6 +92,7 @@ static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 	if (qp->sq.wqe_cnt > caps->max_wqes)
 		return -EINVAL;
 	qp->sq.max_post = qp->sq.wqe_cnt - spare;
+	qp->sq_spare_wqes = spare;
 	gs = (min(1 << qp->sq.wqe_shift, max_desc) - overhead) /
 	     (int)sizeof(struct mlx4_hw_data_seg);
 	qp->sq.max_gs = min(gs, max_sg);
@@ -109,11 +110,13 @@ static void *mlx4_ib_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
 
 /*
  * Every SQ WQE hardware-owned for the first pass (owner bit 1 at counter
- * values 0..cnt-1), queues empty.  The QP is in RESET; the queue locks keep
- * a post racing with the transition from seeing half-reset queues.
+ * values 0..cnt-1) and stamped over its whole stride (wqe.c: prefetch),
+ * queues empty.  The QP is in RESET; the queue locks keep a post racing
+ * with the transition from seeing half-reset queues.
  */
 void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 {
+	u8 stride = min(1 << (qp->sq.wqe_shift - 4), MLX4_HW_CTRL_SIZE_MASK);
 	struct mlx4_hw_ctrl_seg *ctrl;
 	unsigned long flags;
 	int i;
@@ -123,7 +126,8 @@ void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 	for (i = 0; i < qp->sq.wqe_cnt; i++) {
 		ctrl = mlx4_ib_send_wqe(qp, i);
 		ctrl->owner_opcode = cpu_to_be32(MLX4_HW_WQE_OWNER);
-		ctrl->fence_size = 1;
+		ctrl->fence_size = stride;
+		mlx4_ib_stamp_send_wqe(qp, i);
 	}
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
