@@ -150,7 +150,8 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 	ibdev->uar = mlx4_kernel_uar(dev);
 	ibdev->uar_map = ibdev->uar ? ibdev->uar->map : NULL;
 	mutex_init(&ibdev->cap_mask_mutex);
-	xa_init(&ibdev->qps);
+	/* taken inside CQ locks (destroy_qp), so with interrupts off */
+	xa_init_flags(&ibdev->qps, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&ibdev->reset_lock);
 	INIT_LIST_HEAD(&ibdev->qp_list);
 	if (!ibdev->uar_map) {

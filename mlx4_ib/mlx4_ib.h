@@ -62,7 +62,10 @@ struct mlx4_ib_dev {
 	bool			port_inited[MLX4_MAX_PORTS + 1];
 	/* serialises capability mask and node description updates */
 	struct mutex		cap_mask_mutex;
-	/* QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock */
+	/*
+	 * QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock,
+	 * removal under the QP's CQ locks (its xa_lock inside them, IRQs off)
+	 */
 	struct xarray		qps;
 	/* protects qp_list; taken before CQ locks, never inside them */
 	spinlock_t		reset_lock;
@@ -143,6 +146,9 @@ struct mlx4_ib_qp {
 	u8			atomic_rd_en;	/* IB_ACCESS_REMOTE_* allowed */
 	u8			resp_depth;	/* max_dest_rd_atomic */
 	u32			send_psn;	/* QP0/QP1: next BTH PSN */
+	/* serialises attach/detach_mcast; protects mcg_list (mcg.c) */
+	struct mutex		mcg_mutex;
+	struct list_head	mcg_list;
 	struct list_head	qps_list;	/* dev->qp_list */
 	struct list_head	cq_send_list;	/* send CQ's send_qp_list */
 	struct list_head	cq_recv_list;	/* receive CQ's recv_qp_list */
@@ -324,5 +330,6 @@ void mlx4_ib_free_srq_wqe(struct mlx4_ib_srq *srq, int wqe_index);
 /* mcg.c */
 int mlx4_ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 int mlx4_ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+void mlx4_ib_mcg_leave_all(struct mlx4_ib_qp *qp);
 
 #endif /* MLX4_IB_H */

@@ -2,9 +2,10 @@
 /*
  * poll_cq: turn CQEs into work completions.  [any]: runs under the CQ's
  * spinlock with interrupts off, never sleeps.  The QP of a CQE is found by
- * its QPN in the device's table; destroy_qp removes it there and then
- * cleans the CQs under their locks, so a QP found here stays alive while
- * the lock is held.
+ * its QPN in the device's table; destroy_qp cleans the QP's CQEs out of its
+ * CQs (giving SRQ WQEs back) and removes it from the table under the locks
+ * of both CQs, so under a CQ's lock a CQE's QP is either found, and stays
+ * alive while the lock is held, or its CQEs are gone.
  */
 #include "mlx4_ib.h"
 

@@ -310,6 +310,8 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 		return ERR_PTR(-ENOMEM);
 	qp->dev = dev;
 	mutex_init(&qp->mutex);
+	mutex_init(&qp->mcg_mutex);
+	INIT_LIST_HEAD(&qp->mcg_list);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	qp->state = IB_QPS_RESET;
@@ -351,7 +353,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	}
 
 	/* one QP per number: a second QP0/QP1 of a port fails here */
-	err = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
+	err = xa_insert_irq(&dev->qps, qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_qpn;
 
@@ -372,7 +374,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	return &qp->ibqp;
 
 err_xa:
-	xa_erase(&dev->qps, qpn);
+	xa_erase_irq(&dev->qps, qpn);
 err_qpn:
 	if (!sqp)
 		mlx4_qp_release_range(dev->dev, qpn, 1);
@@ -399,6 +401,7 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	void *context;
 	u32 qpn = qp->mqp.qpn;
 
+	mlx4_ib_mcg_leave_all(qp);
 	mutex_lock(&qp->mutex);
 	if (qp->state != IB_QPS_RESET && !mlx4_is_internal_error(dev->dev)) {
 		context = kzalloc(MLX4_QP_CONTEXT_SIZE, GFP_KERNEL);
@@ -411,13 +414,19 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	mutex_unlock(&qp->mutex);
 
-	/* no poller can find the QP after this and the cleaning below */
-	xa_erase(&dev->qps, qpn);
+	/*
+	 * In RESET the card writes no more CQEs for the QP.  Under both CQ
+	 * locks, remove those still unpolled (their SRQ WQEs go back to the
+	 * SRQ), then the QPN: a poller finds the QP, or none of its CQEs.
+	 */
 	spin_lock_irqsave(&dev->reset_lock, flags);
 	mlx4_ib_cq_lock_pair(scq, rcq, &cq_flags);
 	mlx4_ib_cq_clean(rcq, qpn, srq);
 	if (scq != rcq)
 		mlx4_ib_cq_clean(scq, qpn, NULL);
+	xa_lock(&dev->qps);
+	__xa_erase(&dev->qps, qpn);
+	xa_unlock(&dev->qps);
 	list_del(&qp->qps_list);
 	list_del(&qp->cq_send_list);
 	list_del(&qp->cq_recv_list);

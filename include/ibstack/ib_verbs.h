@@ -589,6 +589,8 @@ struct ib_qp {
 	 */
 	enum ib_qp_state	state;
 	struct mutex		state_mutex;	/* serialises ib_modify_qp() */
+	/* ib_core: multicast attachments; ib_destroy_qp() refuses while > 0 */
+	atomic_t		usecnt;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -975,6 +977,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr);
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
 int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		struct ib_qp_init_attr *init_attr);
+/* -EBUSY while attached to a multicast group */
 int ib_destroy_qp(struct ib_qp *qp);
 /* [any] The IBA's QP state-transition table (11.2.4.2 and 10.3.1). */
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,

@@ -21,6 +21,9 @@
 #define KV_QUIET_MS	300	/* "nothing happens" checks */
 #define KV_PORT_MS	20000	/* ports becoming ACTIVE */
 
+#define KV_QKEY		0x11111111	/* the UD QPs' Q_Key */
+#define KV_GRH		40	/* a UD receive starts with room for the GRH */
+
 #define KV_BUF_SIZE	(256 * 1024)	/* each test buffer */
 #define KV_BIG		(64 * 1024)	/* the multi-MTU message size */
 
@@ -174,6 +177,13 @@ int kv_rdma(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 	      struct ib_sge *sge, u64 raddr, u32 rkey, u64 cmp_add, u64 swap);
 
+/* kverbs_ud.c: a UD SEND through an AH; a UD QP on port 1 in a group */
+int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
+	       u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
+	       enum ib_wr_opcode op);
+int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
+		 const union ib_gid *mgid, u16 mlid);
+
 /*
  * The one-card self-test: its run and the two buffers of its cases, and
  * the QP pairs of the cases that would otherwise hold them on the stack
@@ -236,6 +246,8 @@ int kv_case_err_recover(struct kv_self *s);
 int kv_case_access(struct kv_self *s);
 int kv_case_big_mr(struct kv_self *s);
 int kv_case_mcast_loopback(struct kv_self *s);
+int kv_case_mcast_busy(struct kv_self *s);
+int kv_case_srq_destroy_poll(struct kv_self *s);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;

@@ -7,9 +7,6 @@
 
 #include "kverbs.h"
 
-#define KV_QKEY		0x11111111
-#define KV_GRH		40	/* a UD receive starts with room for the GRH */
-
 static void kv_clear(struct kv_buf *b, size_t off, size_t len)
 {
 	kv_buf_cpu(b);
@@ -146,9 +143,9 @@ static int kv_query_ah_all(struct kv_run *r)
 	return ret;
 }
 
-static int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
-		      u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
-		      enum ib_wr_opcode op)
+int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
+	       u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
+	       enum ib_wr_opcode op)
 {
 	const struct ib_send_wr *bad = NULL;
 	struct ib_send_wr wr;
@@ -646,8 +643,8 @@ out:
 }
 
 /* A UD QP on port 1 that joins the group; flags at creation. */
-static int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
-			const union ib_gid *mgid, u16 mlid)
+int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
+		 const union ib_gid *mgid, u16 mlid)
 {
 	struct kv_pair_opts o = { .create_flags = create_flags };
 	int ret, err;
