@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Attaching UD QPs to multicast groups. */
+/*
+ * Attaching UD QPs to multicast groups.  A QP counts its attachments
+ * (usecnt), and ib_destroy_qp() refuses a QP that is still attached.
+ */
 #include <linux/module.h>
 #include "core_priv.h"
 
@@ -39,7 +42,10 @@ int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
 		return ret;
 	if (!qp->device->ops->attach_mcast)
 		return -EOPNOTSUPP;
-	return qp->device->ops->attach_mcast(qp, gid, lid);
+	ret = qp->device->ops->attach_mcast(qp, gid, lid);
+	if (!ret)
+		atomic_inc(&qp->usecnt);
+	return ret;
 }
 EXPORT_SYMBOL(ib_attach_mcast);
 
@@ -51,6 +57,9 @@ int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
 		return ret;
 	if (!qp->device->ops->detach_mcast)
 		return -EOPNOTSUPP;
-	return qp->device->ops->detach_mcast(qp, gid, lid);
+	ret = qp->device->ops->detach_mcast(qp, gid, lid);
+	if (!ret)
+		atomic_dec(&qp->usecnt);
+	return ret;
 }
 EXPORT_SYMBOL(ib_detach_mcast);

@@ -102,6 +102,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 	qp->port = ib_qp_type_is_special(attr->qp_type) ? attr->port_num : 0;
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->state_mutex);
+	atomic_set(&qp->usecnt, 0);
 
 	atomic_inc(&pd->usecnt);
 	atomic_inc(&attr->send_cq->usecnt);
@@ -256,6 +257,11 @@ int ib_destroy_qp(struct ib_qp *qp)
 	if (IS_ERR_OR_NULL(qp)) {
 		IB_CORE_RATELIMITED("no QP\n");
 		return -EINVAL;
+	}
+	if (atomic_read(&qp->usecnt)) {
+		IB_CORE_RATELIMITED("%s: QP 0x%x still attached to %d multicast group(s)\n",
+				    qp->device->name, qp->qp_num, atomic_read(&qp->usecnt));
+		return -EBUSY;
 	}
 	pd = qp->pd;
 	send_cq = qp->send_cq;

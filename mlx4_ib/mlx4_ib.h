@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <linux/ratelimit.h>
+#include <linux/workqueue.h>
 
 #include "mlx4_ib_hw.h"
 
@@ -62,11 +63,15 @@ struct mlx4_ib_dev {
 	bool			port_inited[MLX4_MAX_PORTS + 1];
 	/* serialises capability mask and node description updates */
 	struct mutex		cap_mask_mutex;
-	/* QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock */
+	/*
+	 * QPN -> mlx4_ib_qp for poll_cq; lookups lock-free under a CQ lock,
+	 * removal under the QP's CQ locks (its xa_lock inside them, IRQs off)
+	 */
 	struct xarray		qps;
 	/* protects qp_list; taken before CQ locks, never inside them */
 	spinlock_t		reset_lock;
 	struct list_head	qp_list;	/* every QP, for the error flush */
+	struct work_struct	catas_work;	/* the error flush (flush.c) */
 };
 
 struct mlx4_ib_pd {
@@ -84,17 +89,32 @@ struct mlx4_ib_ah {
 	struct mlx4_hw_av	av;
 };
 
+/* A CQE ring: its buffer, the MTT entries that describe it, its size. */
+struct mlx4_ib_cq_ring {
+	struct mlx4_buf		buf;
+	struct mlx4_mtt		mtt;
+	u32			nent;		/* a power of two */
+};
+
 struct mlx4_ib_cq {
 	struct ib_cq		ibcq;
 	struct mlx4_cq		mcq;
-	struct mlx4_buf		buf;
-	int			buf_size;
-	struct mlx4_mtt		mtt;
 	struct mlx4_db		db;
-	/* protects cons_index and the ring; see the top of this file */
+	/* protects cons_index and the rings; see the top of this file */
 	spinlock_t		lock;
+	struct mlx4_ib_cq_ring	ring;		/* the one polled */
 	u32			cons_index;
-	u32			nent;		/* a power of two */
+	/*
+	 * resize_cq (cq_resize.c): the ring MODIFY_CQ gave the card, which
+	 * takes over at the card's RESIZE CQE (resize_pending), and a
+	 * replaced ring kept until it can be freed in process context
+	 * (has_retired).  Under lock; resize_mutex serialises the resizes.
+	 */
+	struct mutex		resize_mutex;
+	struct mlx4_ib_cq_ring	resize;
+	struct mlx4_ib_cq_ring	retired;
+	bool			resize_pending;
+	bool			has_retired;
 	atomic_t		arm_sn;		/* completion events seen */
 	/* QPs sending / receiving through this CQ, under lock */
 	struct list_head	send_qp_list;
@@ -128,6 +148,8 @@ struct mlx4_ib_qp {
 	struct mlx4_ib_wq	rq;
 	struct mlx4_ib_wq	sq;
 	bool			sq_signal_all;
+	/* SQ WQEs kept free ahead of the last posted (prefetch headroom) */
+	unsigned int		sq_spare_wqes;
 	int			max_inline_data;
 	bool			block_mcast_loopback;
 	bool			is_sqp;		/* QP0/QP1: MLX transport */
@@ -141,6 +163,9 @@ struct mlx4_ib_qp {
 	u8			atomic_rd_en;	/* IB_ACCESS_REMOTE_* allowed */
 	u8			resp_depth;	/* max_dest_rd_atomic */
 	u32			send_psn;	/* QP0/QP1: next BTH PSN */
+	/* serialises attach/detach_mcast; protects mcg_list (mcg.c) */
+	struct mutex		mcg_mutex;
+	struct list_head	mcg_list;
 	struct list_head	qps_list;	/* dev->qp_list */
 	struct list_head	cq_send_list;	/* send CQ's send_qp_list */
 	struct list_head	cq_recv_list;	/* receive CQ's recv_qp_list */
@@ -251,19 +276,27 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 				struct ib_udata *udata);
 int mlx4_ib_destroy_cq(struct ib_cq *cq);
 int mlx4_ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
-int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
 int mlx4_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void mlx4_ib_cq_clean(struct mlx4_ib_cq *cq, u32 qpn, struct mlx4_ib_srq *srq);
 void mlx4_ib_cq_lock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long *flags);
 void mlx4_ib_cq_unlock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long flags);
 struct mlx4_hw_cqe *mlx4_ib_next_cqe(struct mlx4_ib_cq *cq, u32 n);
+struct mlx4_hw_cqe *mlx4_ib_cqe_at(struct mlx4_ib_cq_ring *ring, u32 n);
+void mlx4_ib_cq_set_ci(struct mlx4_ib_cq *cq);
+int mlx4_ib_alloc_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u32 nent);
+void mlx4_ib_free_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring);
+
+/* cq_resize.c */
+int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
+bool mlx4_ib_cq_switch_ring(struct mlx4_ib_cq *cq);
+void mlx4_ib_cq_free_rings(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq);
 
 /* poll.c */
 int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 
 /* flush.c */
 int mlx4_ib_poll_sw_flush(struct mlx4_ib_cq *cq, int num_entries, struct ib_wc *wc);
-void mlx4_ib_catas_flush(struct mlx4_ib_dev *dev);
+void mlx4_ib_catas_flush_work(struct work_struct *work);
 
 /* qp.c */
 struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
@@ -296,10 +329,22 @@ struct mlx4_ib_inline {
 	int	seg_len;
 };
 
+/* Worst-case room for len bytes of inline data split at 64-byte lines */
+static inline int mlx4_ib_inline_room(int len)
+{
+	if (!len)
+		return 0;
+	return ALIGN(len + sizeof(struct mlx4_hw_inline_seg) *
+		     (len / (MLX4_HW_INLINE_ALIGN - 4) + 2), 16);
+}
+
 void mlx4_ib_inline_start(struct mlx4_ib_inline *inl, void *wqe, int off);
 void mlx4_ib_inline_add(struct mlx4_ib_inline *inl, const void *data, int len);
 int mlx4_ib_inline_end(struct mlx4_ib_inline *inl);
-void mlx4_ib_set_data_seg(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sge);
+void mlx4_ib_set_gather_segs(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sg, int n);
+void mlx4_ib_set_scatter(struct mlx4_hw_data_seg *scat, const struct ib_sge *sg,
+			 int n, int max);
+void mlx4_ib_stamp_send_wqe(struct mlx4_ib_qp *qp, unsigned int n);
 
 /* mlx_header.c */
 int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
@@ -319,5 +364,6 @@ void mlx4_ib_free_srq_wqe(struct mlx4_ib_srq *srq, int wqe_index);
 /* mcg.c */
 int mlx4_ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 int mlx4_ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+void mlx4_ib_mcg_leave_all(struct mlx4_ib_qp *qp);
 
 #endif /* MLX4_IB_H */

@@ -149,6 +149,7 @@ static inline void mlx4_hw_qpc_layout_checks(void)
 /* Send work queue entries */
 
 #define MLX4_HW_WQE_OWNER	BIT(31)		/* in owner_opcode */
+#define MLX4_HW_WQE_STAMP	0xffffffff	/* a 64-byte line not to execute */
 #define MLX4_HW_INLINE_ALIGN	64		/* an inline segment never crosses this */
 #define MLX4_HW_INLINE_FLAG	BIT(31)		/* in an inline segment's byte count */
 #define MLX4_HW_INVALID_LKEY	0x100		/* ends a receive scatter list */
@@ -170,6 +171,7 @@ enum {
 	MLX4_HW_CTRL_CQ_UPDATE		= 3 << 2,
 	MLX4_HW_CTRL_SOLICITED		= BIT(1),
 	MLX4_HW_CTRL_FENCE		= BIT(6),	/* in fence_size */
+	MLX4_HW_CTRL_SIZE_MASK		= 0x3f,		/* in fence_size: 16-byte units */
 };
 
 /* The control segment that starts every send WQE (16 bytes). */

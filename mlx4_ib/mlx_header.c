@@ -136,15 +136,16 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	mlx4_ib_inline_add(&inl, h.buf, h.len);
 	off = mlx4_ib_inline_end(&inl);
 
+	/*
+	 * Room for the ICRC and the pad bytes the payload lacks, behind the
+	 * gather list, which is written after it (wqe.c: prefetch)
+	 */
 	dseg = wqe + off;
-	for (i = 0; i < wr->num_sge; i++)
-		mlx4_ib_set_data_seg(dseg + i, &wr->sg_list[i]);
 	off += wr->num_sge * sizeof(*dseg);
-
-	/* room for the ICRC, and the pad bytes the payload lacks */
 	mlx4_ib_inline_start(&inl, wqe, off);
 	mlx4_ib_inline_add(&inl, zero, pad + IB_ICRC_BYTES);
 	off = mlx4_ib_inline_end(&inl);
+	mlx4_ib_set_gather_segs(dseg, wr->sg_list, wr->num_sge);
 
 	*opcode = MLX4_HW_OPCODE_SEND;
 	return off;

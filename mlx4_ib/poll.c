@@ -2,9 +2,10 @@
 /*
  * poll_cq: turn CQEs into work completions.  [any]: runs under the CQ's
  * spinlock with interrupts off, never sleeps.  The QP of a CQE is found by
- * its QPN in the device's table; destroy_qp removes it there and then
- * cleans the CQs under their locks, so a QP found here stays alive while
- * the lock is held.
+ * its QPN in the device's table; destroy_qp cleans the QP's CQEs out of its
+ * CQs (giving SRQ WQEs back) and removes it from the table under the locks
+ * of both CQs, so under a CQ's lock a CQE's QP is either found, and stays
+ * alive while the lock is held, or its CQEs are gone.
  */
 #include "mlx4_ib.h"
 
@@ -105,9 +106,9 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 }
 
 /*
- * One CQE into wc.  Returns 0, -EAGAIN when the ring is empty (or stops at
- * a RESIZE CQE, which resize_cq consumes), 1 for a CQE that yields no
- * completion (its QP is gone).
+ * One CQE into wc.  Returns 0, -EAGAIN when the ring is empty, 1 for a CQE
+ * that yields no completion (a RESIZE CQE, after which the new ring is
+ * polled; a CQE whose QP is gone).
  */
 static int mlx4_ib_poll_one(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
 			    struct ib_wc *wc)
@@ -127,8 +128,12 @@ static int mlx4_ib_poll_one(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
 	/* read the CQE only after its owner bit */
 	dma_rmb();
 	op = cqe->owner_sr_opcode & MLX4_HW_CQE_OPCODE_MASK;
-	if (op == MLX4_HW_CQE_OPCODE_RESIZE)
-		return -EAGAIN;
+	if (unlikely(op == MLX4_HW_CQE_OPCODE_RESIZE)) {
+		/* the card writes into the new ring from here on */
+		if (!mlx4_ib_cq_switch_ring(cq))
+			cq->cons_index++;	/* no resize pending: a stray one */
+		return 1;
+	}
 	cq->cons_index++;
 
 	qpn = be32_to_cpu(cqe->my_qpn) & MLX4_HW_CQE_QPN_MASK;

@@ -34,15 +34,6 @@ static int mlx4_ib_send_overhead(enum ib_qp_type type)
 	}
 }
 
-/* Worst-case room for len bytes of inline data split at 64-byte lines */
-static int mlx4_ib_inline_room(int len)
-{
-	if (!len)
-		return 0;
-	return ALIGN(len + sizeof(struct mlx4_hw_inline_seg) *
-		     (len / (MLX4_HW_INLINE_ALIGN - 4) + 2), 16);
-}
-
 static int mlx4_ib_set_rq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 			       bool has_rq, struct mlx4_ib_qp *qp)
 {
@@ -92,6 +83,7 @@ static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 	if (qp->sq.wqe_cnt > caps->max_wqes)
 		return -EINVAL;
 	qp->sq.max_post = qp->sq.wqe_cnt - spare;
+	qp->sq_spare_wqes = spare;
 	gs = (min(1 << qp->sq.wqe_shift, max_desc) - overhead) /
 	     (int)sizeof(struct mlx4_hw_data_seg);
 	qp->sq.max_gs = min(gs, max_sg);
@@ -109,11 +101,13 @@ static void *mlx4_ib_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
 
 /*
  * Every SQ WQE hardware-owned for the first pass (owner bit 1 at counter
- * values 0..cnt-1), queues empty.  The QP is in RESET; the queue locks keep
- * a post racing with the transition from seeing half-reset queues.
+ * values 0..cnt-1) and stamped over its whole stride (wqe.c: prefetch),
+ * queues empty.  The QP is in RESET; the queue locks keep a post racing
+ * with the transition from seeing half-reset queues.
  */
 void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 {
+	u8 stride = min(1 << (qp->sq.wqe_shift - 4), MLX4_HW_CTRL_SIZE_MASK);
 	struct mlx4_hw_ctrl_seg *ctrl;
 	unsigned long flags;
 	int i;
@@ -123,7 +117,8 @@ void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 	for (i = 0; i < qp->sq.wqe_cnt; i++) {
 		ctrl = mlx4_ib_send_wqe(qp, i);
 		ctrl->owner_opcode = cpu_to_be32(MLX4_HW_WQE_OWNER);
-		ctrl->fence_size = 1;
+		ctrl->fence_size = stride;
+		mlx4_ib_stamp_send_wqe(qp, i);
 	}
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
@@ -306,6 +301,8 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 		return ERR_PTR(-ENOMEM);
 	qp->dev = dev;
 	mutex_init(&qp->mutex);
+	mutex_init(&qp->mcg_mutex);
+	INIT_LIST_HEAD(&qp->mcg_list);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	qp->state = IB_QPS_RESET;
@@ -347,7 +344,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	}
 
 	/* one QP per number: a second QP0/QP1 of a port fails here */
-	err = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
+	err = xa_insert_irq(&dev->qps, qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_qpn;
 
@@ -368,7 +365,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	return &qp->ibqp;
 
 err_xa:
-	xa_erase(&dev->qps, qpn);
+	xa_erase_irq(&dev->qps, qpn);
 err_qpn:
 	if (!sqp)
 		mlx4_qp_release_range(dev->dev, qpn, 1);
@@ -395,6 +392,7 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	void *context;
 	u32 qpn = qp->mqp.qpn;
 
+	mlx4_ib_mcg_leave_all(qp);
 	mutex_lock(&qp->mutex);
 	if (qp->state != IB_QPS_RESET && !mlx4_is_internal_error(dev->dev)) {
 		context = kzalloc(MLX4_QP_CONTEXT_SIZE, GFP_KERNEL);
@@ -407,13 +405,19 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	mutex_unlock(&qp->mutex);
 
-	/* no poller can find the QP after this and the cleaning below */
-	xa_erase(&dev->qps, qpn);
+	/*
+	 * In RESET the card writes no more CQEs for the QP.  Under both CQ
+	 * locks, remove those still unpolled (their SRQ WQEs go back to the
+	 * SRQ), then the QPN: a poller finds the QP, or none of its CQEs.
+	 */
 	spin_lock_irqsave(&dev->reset_lock, flags);
 	mlx4_ib_cq_lock_pair(scq, rcq, &cq_flags);
 	mlx4_ib_cq_clean(rcq, qpn, srq);
 	if (scq != rcq)
 		mlx4_ib_cq_clean(scq, qpn, NULL);
+	xa_lock(&dev->qps);
+	__xa_erase(&dev->qps, qpn);
+	xa_unlock(&dev->qps);
 	list_del(&qp->qps_list);
 	list_del(&qp->cq_send_list);
 	list_del(&qp->cq_recv_list);

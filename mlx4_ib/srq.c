@@ -201,7 +201,7 @@ int mlx4_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	struct mlx4_hw_srq_next_seg *next;
 	struct mlx4_hw_data_seg *scat;
 	unsigned long flags;
-	int nreq, err = 0, i;
+	int nreq, err = 0;
 
 	spin_lock_irqsave(&srq->lock, flags);
 	if (unlikely(mlx4_is_internal_error(srq->dev->dev))) {
@@ -224,13 +224,7 @@ int mlx4_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		next = mlx4_ib_get_srq_wqe(srq, srq->head);
 		srq->head = be16_to_cpu(next->next_wqe_index);
 		scat = (struct mlx4_hw_data_seg *)(next + 1);
-		for (i = 0; i < wr->num_sge; i++)
-			mlx4_ib_set_data_seg(scat + i, &wr->sg_list[i]);
-		if (i < srq->max_gs) {
-			scat[i].byte_count = 0;
-			scat[i].lkey = cpu_to_be32(MLX4_HW_INVALID_LKEY);
-			scat[i].addr = 0;
-		}
+		mlx4_ib_set_scatter(scat, wr->sg_list, wr->num_sge, srq->max_gs);
 	}
 	if (err) {
 		mlx4_ib_warn_rl(srq->dev, "post_srq_recv: SRQ 0x%x: %s (%d SGEs)\n",

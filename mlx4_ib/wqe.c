@@ -6,11 +6,25 @@
  * doorbell; post_recv writes scatter lists and moves the RQ doorbell
  * record.  [any]: spinlocks only, no sleeping; every rejected work request
  * gets an errno, *bad_wr and a rate-limited log line.
+ *
+ * The card prefetches the send queue ahead of what it was given, in
+ * 64-byte lines, and takes a line whose first dword is not 0xffffffff as
+ * valid: the owner bit guards only a WQE's first line.  So every line but
+ * the first of a WQE that is not posted starts with that stamp (all of
+ * them at RESET->INIT, and after each post the WQE that enters the
+ * prefetch window, sq_spare_wqes ahead), and a segment's first dword, its
+ * byte count, is written last within its line, behind a barrier: gather
+ * lists back to front, inline segments after their data.
  */
 #include <linux/io.h>
 #include <linux/string.h>
 
 #include "mlx4_ib.h"
+
+static void *mlx4_ib_get_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
+{
+	return mlx4_buf_offset(&qp->buf, qp->sq.offset + (n << qp->sq.wqe_shift));
+}
 
 void mlx4_ib_inline_start(struct mlx4_ib_inline *inl, void *wqe, int off)
 {
@@ -24,6 +38,8 @@ static void mlx4_ib_inline_close(struct mlx4_ib_inline *inl)
 {
 	struct mlx4_hw_inline_seg *seg = inl->wqe + inl->seg;
 
+	/* the data before a byte count that may start a line */
+	dma_wmb();
 	seg->byte_count = cpu_to_be32(MLX4_HW_INLINE_FLAG | inl->seg_len);
 }
 
@@ -55,11 +71,60 @@ int mlx4_ib_inline_end(struct mlx4_ib_inline *inl)
 	return ALIGN(inl->pos, 16);
 }
 
-void mlx4_ib_set_data_seg(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sge)
+/* A receive's scatter entry: the card reads it after the doorbell record. */
+static void mlx4_ib_set_scatter_seg(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sge)
 {
+	dseg->byte_count = cpu_to_be32(sge->length);
 	dseg->lkey = cpu_to_be32(sge->lkey);
 	dseg->addr = cpu_to_be64(sge->addr);
-	dseg->byte_count = cpu_to_be32(sge->length);
+}
+
+/* A receive's scatter list, ended by an invalid lkey if shorter than max. */
+void mlx4_ib_set_scatter(struct mlx4_hw_data_seg *scat, const struct ib_sge *sg,
+			 int n, int max)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		mlx4_ib_set_scatter_seg(scat + i, &sg[i]);
+	if (i < max) {
+		scat[i].byte_count = 0;
+		scat[i].lkey = cpu_to_be32(MLX4_HW_INVALID_LKEY);
+		scat[i].addr = 0;
+	}
+}
+
+/*
+ * A send's gather list, back to front: the entry that starts a 64-byte
+ * line is written after the ones that fill it, and each entry's byte count
+ * after its address, so that a prefetched line is valid only when whole.
+ */
+void mlx4_ib_set_gather_segs(struct mlx4_hw_data_seg *dseg, const struct ib_sge *sg, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		dseg[i].lkey = cpu_to_be32(sg[i].lkey);
+		dseg[i].addr = cpu_to_be64(sg[i].addr);
+		dma_wmb();
+		dseg[i].byte_count = cpu_to_be32(sg[i].length);
+	}
+}
+
+/*
+ * [any] Stamp every 64-byte line of send WQE n but the first, as far as the
+ * size in its control segment says (the last WQE there, or the whole
+ * stride after a reset): prefetched, the lines are invalid.
+ */
+void mlx4_ib_stamp_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
+{
+	void *wqe = mlx4_ib_get_send_wqe(qp, n & (qp->sq.wqe_cnt - 1));
+	struct mlx4_hw_ctrl_seg *ctrl = wqe;
+	int size = (ctrl->fence_size & MLX4_HW_CTRL_SIZE_MASK) * 16;
+	int i;
+
+	for (i = MLX4_HW_INLINE_ALIGN; i < size; i += MLX4_HW_INLINE_ALIGN)
+		*(__be32 *)(wqe + i) = cpu_to_be32(MLX4_HW_WQE_STAMP);
 }
 
 /*
@@ -76,11 +141,6 @@ static bool mlx4_ib_wq_overflow(struct mlx4_ib_wq *wq, int nreq, struct mlx4_ib_
 	cur = wq->head - wq->tail;
 	spin_unlock(&cq->lock);
 	return cur + nreq >= wq->max_post;
-}
-
-static void *mlx4_ib_get_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
-{
-	return mlx4_buf_offset(&qp->buf, qp->sq.offset + (n << qp->sq.wqe_shift));
 }
 
 static void *mlx4_ib_get_recv_wqe(struct mlx4_ib_qp *qp, unsigned int n)
@@ -122,13 +182,19 @@ static int mlx4_ib_set_gather(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 {
 	struct mlx4_hw_data_seg *dseg;
 	struct mlx4_ib_inline inl;
-	int i, total = 0;
+	u64 total = 0;
+	int i;
 
 	if (wr->send_flags & IB_SEND_INLINE) {
+		/* a u64 sum of u32 lengths cannot wrap; the WQE was sized for the limit */
 		for (i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
-		if (total > qp->max_inline_data)
+		if (total > qp->max_inline_data ||
+		    off + mlx4_ib_inline_room(total) > (1 << qp->sq.wqe_shift)) {
+			mlx4_ib_warn_rl(qp->dev, "post_send: QP 0x%x: %llu inline bytes, max %d\n",
+					qp->ibqp.qp_num, total, qp->max_inline_data);
 			return -EINVAL;
+		}
 		mlx4_ib_inline_start(&inl, wqe, off);
 		for (i = 0; i < wr->num_sge; i++)
 			mlx4_ib_inline_add(&inl, (void *)(uintptr_t)wr->sg_list[i].addr,
@@ -136,8 +202,7 @@ static int mlx4_ib_set_gather(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 		return mlx4_ib_inline_end(&inl);
 	}
 	dseg = wqe + off;
-	for (i = 0; i < wr->num_sge; i++)
-		mlx4_ib_set_data_seg(dseg + i, &wr->sg_list[i]);
+	mlx4_ib_set_gather_segs(dseg, wr->sg_list, wr->num_sge);
 	return off + wr->num_sge * sizeof(*dseg);
 }
 
@@ -286,6 +351,9 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		dma_wmb();
 		ctrl->owner_opcode = cpu_to_be32(opcode |
 						 (ind & qp->sq.wqe_cnt ? MLX4_HW_WQE_OWNER : 0));
+		/* the last one's after the doorbell, for latency */
+		if (wr->next)
+			mlx4_ib_stamp_send_wqe(qp, ind + qp->sq_spare_wqes);
 		ind++;
 	}
 	goto out;
@@ -301,6 +369,7 @@ out:
 		/* the WQEs are written before the doorbell */
 		wmb();
 		iowrite32be(qp->mqp.qpn << 8, dev->uar_map + MLX4_SEND_DOORBELL);
+		mlx4_ib_stamp_send_wqe(qp, qp->sq.head + qp->sq_spare_wqes - 1);
 	}
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return err;
@@ -314,7 +383,7 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct mlx4_hw_data_seg *scat;
 	unsigned long flags;
 	unsigned int ind;
-	int nreq = 0, err = 0, i;
+	int nreq = 0, err = 0;
 
 	if (!qp->has_rq) {
 		mlx4_ib_warn_rl(dev, "post_recv: QP 0x%x receives from an SRQ\n", ibqp->qp_num);
@@ -349,13 +418,7 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			goto bad;
 		}
 		scat = mlx4_ib_get_recv_wqe(qp, ind & (qp->rq.wqe_cnt - 1));
-		for (i = 0; i < wr->num_sge; i++)
-			mlx4_ib_set_data_seg(scat + i, &wr->sg_list[i]);
-		if (i < qp->rq.max_gs) {
-			scat[i].byte_count = 0;
-			scat[i].lkey = cpu_to_be32(MLX4_HW_INVALID_LKEY);
-			scat[i].addr = 0;
-		}
+		mlx4_ib_set_scatter(scat, wr->sg_list, wr->num_sge, qp->rq.max_gs);
 		qp->rq.wrid[ind & (qp->rq.wqe_cnt - 1)] = wr->wr_id;
 		ind++;
 	}

@@ -592,6 +592,8 @@ struct ib_qp {
 	 */
 	enum ib_qp_state	state;
 	struct mutex		state_mutex;	/* serialises ib_modify_qp() */
+	/* ib_core: multicast attachments; ib_destroy_qp() refuses while > 0 */
+	atomic_t		usecnt;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -842,6 +844,8 @@ struct ib_device {
 	enum ib_device_reg_state	reg_state;
 	struct list_head		core_list;	/* ib_core's device list */
 	struct xarray			client_data;	/* client id -> client data */
+	/* which clients are added, once each (core_priv.h) */
+	struct rw_semaphore		client_data_rwsem;
 	refcount_t			refcount;	/* ib_device_get()/put() */
 	struct completion		unreg_done;	/* refcount reached 0 */
 	/* protects event_handlers; taken by the event work, never in IRQ */
@@ -910,6 +914,9 @@ struct ib_client {
 	/* ib_core */
 	u32		client_id;
 	struct list_head list;
+	bool		registered;	/* added to devices from now on */
+	refcount_t	uses;		/* its registration and each device it is on */
+	struct completion uses_zero;
 };
 
 /* [sleep] calls add() for every present device, in registration order */
@@ -978,6 +985,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr);
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
 int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		struct ib_qp_init_attr *init_attr);
+/* -EBUSY while attached to a multicast group */
 int ib_destroy_qp(struct ib_qp *qp);
 /* [any] The IBA's QP state-transition table (11.2.4.2 and 10.3.1). */
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,

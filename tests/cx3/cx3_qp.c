@@ -288,6 +288,7 @@ void cx3_qp_send_doorbell(struct cx3_dev *dev, uint32_t qpn)
 			qpn, qp->state);
 		return;
 	}
+	cx3_prefetch_check(dev, qp);
 	cx3_qp_kick(dev, qp);
 	cx3_pump(dev);
 }

@@ -115,6 +115,7 @@ struct cx3_qp {
 	uint16_t bf_idx;		/* its SQ counter (low 16 bits) */
 	uint8_t bf_wqe[CX3_BF_HALF];
 	bool kicked;			/* queued on dev->kicks */
+	bool prefetch_warned;		/* cx3_prefetch.c said so once */
 
 	bool on_err_list;
 	struct cx3_qp *err_next;	/* dev->err_qps: QPs in ERR */
@@ -123,6 +124,8 @@ struct cx3_qp {
 };
 
 int cx3_qp_port(const struct cx3_qp *qp);
+/* cx3_prefetch.c: at a send doorbell, the slots after the last WQE stamped */
+void cx3_prefetch_check(struct cx3_dev *dev, struct cx3_qp *qp);
 int cx3_qp_rq_head(struct cx3_dev *dev, struct cx3_qp *qp, uint16_t *head);
 bool cx3_qp_sq_posted(struct cx3_dev *dev, struct cx3_qp *qp, uint32_t idx);
 void cx3_qp_flush(struct cx3_dev *dev, struct cx3_qp *qp);

@@ -21,6 +21,9 @@
 #define KV_QUIET_MS	300	/* "nothing happens" checks */
 #define KV_PORT_MS	20000	/* ports becoming ACTIVE */
 
+#define KV_QKEY		0x11111111	/* the UD QPs' Q_Key */
+#define KV_GRH		40	/* a UD receive starts with room for the GRH */
+
 #define KV_BUF_SIZE	(256 * 1024)	/* each test buffer */
 #define KV_BIG		(64 * 1024)	/* the multi-MTU message size */
 
@@ -174,6 +177,16 @@ int kv_rdma(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 	      struct ib_sge *sge, u64 raddr, u32 rkey, u64 cmp_add, u64 swap);
 
+/* kverbs_ud.c: a UD SEND through an AH; a UD QP on port 1 in a group; groups */
+int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
+	       u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
+	       enum ib_wr_opcode op);
+int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
+		 const union ib_gid *mgid, u16 mlid);
+void kv_mc_group(u8 n, union ib_gid *mgid, u16 *mlid);
+int kv_ud_ep(struct kv_run *r, struct kv_ep *ep, u32 port, const struct kv_pair_opts *o);
+struct ib_ah *kv_mc_ah(struct kv_run *r, const union ib_gid *mgid, u16 mlid, u32 port);
+
 /*
  * The one-card self-test: its run and the two buffers of its cases, and
  * the QP pairs of the cases that would otherwise hold them on the stack
@@ -236,10 +249,19 @@ int kv_case_err_recover(struct kv_self *s);
 int kv_case_access(struct kv_self *s);
 int kv_case_big_mr(struct kv_self *s);
 int kv_case_mcast_loopback(struct kv_self *s);
+int kv_case_mcast_busy(struct kv_self *s);
+int kv_case_srq_destroy_poll(struct kv_self *s);
+int kv_case_inline_limit(struct kv_self *s);
+int kv_case_cq_max(struct kv_self *s);
+int kv_case_cq_resize_busy(struct kv_self *s);
+
+/* kverbs_unreg.c: a reference held across a device's unregistration */
+void kv_unreg_init(struct dentry *root);
+void kv_unreg_exit(void);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;
 struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root);
-void kv_peer_remove(struct kv_peer *peer);
+void kv_peer_remove(struct kv_peer *peer, bool fatal);
 
 #endif /* KVERBS_H */

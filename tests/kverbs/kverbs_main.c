@@ -5,7 +5,8 @@
  * As an ib_client it logs every device it is added to and removed from,
  * and every port/device event; with selftest=1 it runs the one-card
  * self-test on each device (from a work item); its debugfs directory
- * (/sys/kernel/debug/ibstack_kverbs/<device>/) drives the two-node test.
+ * (/sys/kernel/debug/ibstack_kverbs/<device>/) drives the two-node test,
+ * and its top (kverbs_unreg.c) holds a device across its unregistration.
  * The log lines are a contract with the test scripts:
  *	ibstack_kverbs: add <dev>		ibstack_kverbs: remove <dev>
  *	ibstack_kverbs: event <dev> port <n> <NAME>
@@ -33,6 +34,7 @@ struct kv_dev {
 	struct ib_event_handler	eh;
 	struct work_struct	work;		/* the self-test */
 	bool			stop;		/* the self-test should end */
+	bool			fatal;		/* DEVICE_FATAL seen */
 	struct kv_peer		*peer;
 };
 
@@ -73,9 +75,12 @@ static bool kv_port_event(enum ib_event_type e)
 
 static void kv_event(struct ib_event_handler *eh, struct ib_event *ev)
 {
+	struct kv_dev *kd = container_of(eh, struct kv_dev, eh);
 	const char *name = kv_event_name(ev->event);
 	u32 port = kv_port_event(ev->event) ? ev->element.port_num : 0;
 
+	if (ev->event == IB_EVENT_DEVICE_FATAL)
+		WRITE_ONCE(kd->fatal, true);
 	if (name)
 		pr_info(KV_NAME ": event %s port %u %s\n", ev->device->name, port, name);
 	else
@@ -120,7 +125,7 @@ static void kv_remove(struct ib_device *dev, void *data)
 		return;
 	WRITE_ONCE(kd->stop, true);
 	cancel_work_sync(&kd->work);
-	kv_peer_remove(kd->peer);
+	kv_peer_remove(kd->peer, READ_ONCE(kd->fatal));
 	ib_unregister_event_handler(&kd->eh);
 	kfree(kd);
 }
@@ -139,6 +144,7 @@ static int __init kv_init(void)
 	if (!kv_wq)
 		return -ENOMEM;
 	kv_debugfs = debugfs_create_dir("ibstack_kverbs", NULL);
+	kv_unreg_init(kv_debugfs);
 	ret = ib_register_client(&kv_client);
 	if (ret)
 		goto err_debugfs;
@@ -146,6 +152,7 @@ static int __init kv_init(void)
 
 err_debugfs:
 	debugfs_remove_recursive(kv_debugfs);
+	kv_unreg_exit();
 	destroy_workqueue(kv_wq);
 	return ret;
 }
@@ -154,6 +161,7 @@ static void __exit kv_exit(void)
 {
 	ib_unregister_client(&kv_client);
 	debugfs_remove_recursive(kv_debugfs);
+	kv_unreg_exit();
 	destroy_workqueue(kv_wq);
 }
 

@@ -13,8 +13,6 @@
 
 #include "kverbs.h"
 
-#define KV_GRH		40
-
 /* More completions than the CQ holds, none polled: a CQ error event. */
 int kv_case_cq_overrun(struct kv_self *s)
 {

@@ -404,6 +404,12 @@ class BootRun:
             L.append("FAIL %s: commands unknown to the model: %s" % (self.name, unknown[0].strip()))
         else:
             L.append("PASS %s: no command was unknown to the model" % self.name)
+        # the send queues' stamps (tests/cx3/cx3_prefetch.c)
+        stale = [ln for _, p in logs for ln in open(p, errors="replace") if "prefetch contract" in ln]
+        if stale:
+            L.append("FAIL %s: a send queue broke the prefetch contract: %s" % (self.name, stale[0].strip()))
+        else:
+            L.append("PASS %s: every send queue kept the prefetch contract" % self.name)
         self.check_accounting(logs)
         for it in self.items:
             if it.after:

@@ -85,6 +85,9 @@ def run(ctx):
     yield from case("a command unknown to the model fails",
                     _lines_of_boot(GOOD_ITEM, CLEAN_QEMU + "cx3: unknown command 0x999\n"),
                     r"commands unknown to the model")
+    yield from case("a send queue the model finds unstamped fails",
+                    _lines_of_boot(GOOD_ITEM, CLEAN_QEMU + "cx3: QP 0x48: prefetch contract: send WQE 3\n"),
+                    r"broke the prefetch contract")
     leak = CLEAN_QEMU.replace("CLOSE_HCA: eq=0", "CLOSE_HCA: eq=0", 1).replace(
         "mcg=0 icm_pages=9", "mcg=1 icm_pages=9")
     yield from case("a multicast group live at CLOSE_HCA fails",
