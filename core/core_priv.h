@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ib_core internals shared by its files.  Nothing here is visible to
- * drivers or consumers: the public API is <ibstack/ib_verbs.h>.
+ * drivers or consumers: the public API is <rdma/ib_verbs.h>.
  */
 #ifndef IBSTACK_CORE_PRIV_H
 #define IBSTACK_CORE_PRIV_H
 
-#include <ibstack/ib_verbs.h>
+#include <rdma/ib_verbs.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <rdma/ib_pma.h>
 #include "core_priv.h"
 
 /* PMA ClassPortInfo:CapabilityMask bits */

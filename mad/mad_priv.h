@@ -28,7 +28,9 @@
 #ifndef IBSTACK_MAD_PRIV_H
 #define IBSTACK_MAD_PRIV_H
 
-#include <ibstack/ib_mad.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+#include <rdma/ib_pma.h>
 #include <linux/ratelimit.h>
 #include <linux/workqueue.h>
 
@@ -40,6 +42,19 @@
 
 #define mad_dbg_rl(fmt, ...)	pr_debug_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)
 #define mad_warn_rl(fmt, ...)	pr_warn_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)
+
+/* The wire layouts' sizes, checked at build time (called by ib_mad_init) */
+static inline void ibstack_mad_wire_size_checks(void)
+{
+	BUILD_BUG_ON(sizeof(struct ib_mad_hdr) != IB_MGMT_MAD_HDR);
+	BUILD_BUG_ON(sizeof(struct ib_mad) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_smp) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_pma_mad) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_pma_portcounters) != 44);
+	BUILD_BUG_ON(sizeof(struct ib_grh) != 40);
+	BUILD_BUG_ON(sizeof(struct ib_rmpp_mad) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_vendor_mad) != IB_MGMT_MAD_SIZE);
+}
 
 struct mad_port;
 struct mad_agent_priv;

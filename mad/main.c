@@ -2,7 +2,7 @@
 /*
  * ib_mad: the MAD layer.  This file is the ib_client (a struct mad_dev with
  * one struct mad_port per port for every device) and the small class
- * helpers of <ibstack/ib_mad.h>.
+ * helpers of <rdma/ib_mad.h>.
  */
 #include <linux/module.h>
 #include <linux/slab.h>

@@ -17,7 +17,9 @@
 #ifndef MLX4_IB_H
 #define MLX4_IB_H
 
-#include <ibstack/ib_verbs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include <ibstack/mlx4.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>

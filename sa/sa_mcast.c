@@ -3,7 +3,7 @@
  * Multicast membership shared by kernel users: per (port, MGID) one group
  * that joins the SA once per JoinState bit its members need, leaves when
  * the last member needing a bit has gone, and rejoins after port events.
- * The semantics are described in <ibstack/ib_sa.h>.
+ * The semantics are described in <rdma/ib_sa.h>.
  *
  * A group's work item (on ib_sa's ordered work queue) does everything:
  * it sends the SA requests (one at a time per group), moves members

@@ -2,7 +2,7 @@
 /*
  * PathRecord (IBA 15.2.5.16) and MCMemberRecord (15.2.5.17) as they travel
  * in an SA MAD's data, to and from the host-order records of
- * <ibstack/ib_sa.h>.
+ * <rdma/ib_sa.h>.
  */
 #include <linux/bitfield.h>
 #include <linux/module.h>

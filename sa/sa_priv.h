@@ -19,7 +19,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
-#include <ibstack/ib_sa.h>
+#include <rdma/ib_sa.h>
 
 #define SA_PFX "ib_sa: "
 

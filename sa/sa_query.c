@@ -191,7 +191,7 @@ void sa_send_handler(struct ib_mad_agent *agent,
 	sa_client_put(client);
 }
 
-/* the errno of an SA answer's MAD status (see <ibstack/ib_sa.h>) */
+/* the errno of an SA answer's MAD status (see <rdma/ib_sa.h>) */
 static int sa_status_errno(u16 status)
 {
 	u8 sa_status = (status >> 8) & 0x7f;

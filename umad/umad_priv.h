@@ -31,9 +31,9 @@
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
-#include <ibstack/ib_verbs.h>
-#include <ibstack/ib_mad.h>
-#include <uapi/ibstack/ib_user_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_mad.h>
 
 #define UMAD_MAX_AGENTS		32	/* per open file, as upstream */
 #define UMAD_MAX_PORTS		1024	/* umadN numbers */

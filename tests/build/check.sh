@@ -12,8 +12,13 @@
 #     warning;
 #   - the shadow guard's negative tests (tests/build/shadow.sh);
 #   - checkpatch --strict over our module sources and headers;
-#   - kernel version tests only in include/ibstack/compat.h, and every
-#     <ibstack/...> header including <ibstack/no_kernel_ib.h> first.
+#   - the rules of the tree: kernel version tests only in
+#     include/ibstack/compat.h; include/ holds only rdma/, uapi/rdma/ and
+#     ibstack/ (our headers under upstream's names, and the project's); every
+#     header there includes <ibstack/no_kernel_ib.h> first and has an
+#     IBSTACK_* guard (IBSTACK_RDMA_IB_VERBS_H for rdma/ib_verbs.h, ...);
+#     none under rdma/ or uapi/rdma/ includes <ibstack/compat.h> or
+#     <ibstack-probes.h> (they are the same for every kernel).
 # Module directories that do not exist yet are skipped (not a failure).
 #   tests/build/check.sh [--no-shadow] [--no-checkpatch] [RELEASE...]
 set -uo pipefail
@@ -24,7 +29,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-shadow) do_shadow=0; shift ;;
 	--no-checkpatch) do_checkpatch=0; shift ;;
-	-h | --help) sed -n '3,15p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,20p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -114,8 +119,8 @@ fi
 
 # --- our sources: files to look at --------------------------------------------
 srcs=()
-[ -d "$top/include/ibstack" ] &&
-	mapfile -t -O "${#srcs[@]}" srcs < <(find "$top/include/ibstack" -name '*.h' | LC_ALL=C sort)
+[ -d "$top/include" ] &&
+	mapfile -t -O "${#srcs[@]}" srcs < <(find "$top/include" -name '*.h' | LC_ALL=C sort)
 for d in $dirs; do
 	mapfile -t -O "${#srcs[@]}" srcs < <(find "$top/$d" \( -name '*.c' -o -name '*.h' \) \
 		! -name '*.mod.c' | LC_ALL=C sort)
@@ -127,7 +132,7 @@ if [ "$do_checkpatch" = 1 ]; then
 	t0=$SECONDS
 	cpdir=$(mktemp -d /tmp/ibstack-checkpatch.XXXXXX)
 	groups=()
-	for g in include/ibstack scripts/compat-probes $dirs; do
+	for g in include scripts/compat-probes $dirs; do
 		[ -d "$top/$g" ] && groups+=("$g")
 	done
 	running=0
@@ -166,18 +171,54 @@ if [ ${#srcs[@]} -gt 0 ]; then
 	else
 		echo "PASS compat: no kernel version test outside include/ibstack/compat.h"
 	fi
-	bad=()
-	for h in "$top"/include/ibstack/*.h "$top"/include/ibstack/*/*.h; do
-		[ -f "$h" ] || continue
-		[ "${h##*/}" = no_kernel_ib.h ] && continue
+	# the headers: nothing under include/ but rdma/, uapi/rdma/, ibstack/
+	stray=$(cd "$top" && find include ! -type d ! -path 'include/rdma/*' \
+		! -path 'include/uapi/rdma/*' ! -path 'include/ibstack/*' | LC_ALL=C sort)
+	if [ -n "$stray" ]; then
+		echo "FAIL include layout: only include/rdma, include/uapi/rdma and include/ibstack" \
+			"(anything else would shadow a kernel header): ${stray//$'\n'/ }"
+	else
+		echo "PASS include layout: include/ holds only rdma/, uapi/rdma/ and ibstack/"
+	fi
+	bad=() badguard=() badinc=()
+	while IFS= read -r rel; do
+		h=$top/$rel
+		[ "$rel" = include/ibstack/no_kernel_ib.h ] && continue
 		first=$(grep -m1 -E '^[[:space:]]*#[[:space:]]*include' "$h" || true)
 		[[ "$first" =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\<ibstack/no_kernel_ib\.h\> ]] ||
-			bad+=("${h#"$top"/}")
-	done
+			bad+=("$rel")
+		g=$(awk '/^[ \t]*#[ \t]*ifndef[ \t]+/ { print $2; exit }' "$h")
+		case "$rel" in
+		include/ibstack/*) want='IBSTACK_*' ;;
+		*)
+			want=${rel#include/}
+			want=IBSTACK_$(tr 'a-z/.-' 'A-Z___' <<<"$want") ;;
+		esac
+		# shellcheck disable=SC2053 # (want may be a pattern)
+		if [[ "$g" != $want ]] || ! grep -q -E "^[[:space:]]*#[[:space:]]*define[[:space:]]+$g([[:space:]]|$)" "$h"; then
+			badguard+=("$rel (${g:-no guard}, want $want)")
+		fi
+		case "$rel" in
+		include/ibstack/*) ;;
+		*) grep -q -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(ibstack/compat\.h|ibstack-probes\.h)>' "$h" &&
+			badinc+=("$rel") ;;
+		esac
+	done < <(cd "$top" && find include -name '*.h' | LC_ALL=C sort)
 	if [ ${#bad[@]} -gt 0 ]; then
 		echo "FAIL shadow includes: these headers do not include <ibstack/no_kernel_ib.h> first: ${bad[*]}"
 	else
-		echo "PASS shadow includes: every include/ibstack header includes <ibstack/no_kernel_ib.h> first"
+		echo "PASS shadow includes: every header under include/ includes <ibstack/no_kernel_ib.h> first"
+	fi
+	if [ ${#badguard[@]} -gt 0 ]; then
+		echo "FAIL include guards: never the kernel's names (no_kernel_ib.h tests those): ${badguard[*]}"
+	else
+		echo "PASS include guards: IBSTACK_* everywhere, IBSTACK_<PATH> under rdma/ and uapi/rdma/"
+	fi
+	if [ ${#badinc[@]} -gt 0 ]; then
+		echo "FAIL neutral headers: these include <ibstack/compat.h> or <ibstack-probes.h>" \
+			"(they must be the same for every kernel): ${badinc[*]}"
+	else
+		echo "PASS neutral headers: no rdma/ or uapi/rdma/ header includes compat.h or the probes"
 	fi
 fi
 

@@ -3,7 +3,9 @@
 #ifndef IBSTACK_KMAD_H
 #define IBSTACK_KMAD_H
 
-#include <ibstack/ib_mad.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+#include <rdma/ib_pma.h>
 #include <linux/completion.h>
 #include <linux/spinlock.h>
 

@@ -3,7 +3,7 @@
 #ifndef IBSTACK_KSA_H
 #define IBSTACK_KSA_H
 
-#include <ibstack/ib_sa.h>
+#include <rdma/ib_sa.h>
 
 #define KSA_PFX "ibstack_ksa: "
 #define KSA_TIMEOUT_MS	2000

@@ -6,7 +6,7 @@
 #ifndef KVERBS_H
 #define KVERBS_H
 
-#include <ibstack/ib_verbs.h>
+#include <rdma/ib_verbs.h>
 #include <linux/atomic.h>
 #include <linux/dma-mapping.h>
 #include <linux/mutex.h>

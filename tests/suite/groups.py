@@ -127,7 +127,7 @@ def dkms_envs_expect():
 def umadtest_build(ctx):
     os.makedirs(os.path.dirname(ctx.umadtest), exist_ok=True)
     r = sh(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-pthread",
-            "-I", os.path.join(TOP, "include"), "-o", ctx.umadtest,
+            "-I", os.path.join(TOP, "include/uapi"), "-o", ctx.umadtest,
             os.path.join(TOP, "tests/umad/umadtest.c")])
     if r.returncode == 0:
         yield "PASS umad: the test tool builds without a warning"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * umadtest: checks /dev/infiniband/umadN and issmN from user space, on raw
- * read/write/ioctl with our ABI header (include/uapi/ibstack/ib_user_mad.h),
+ * read/write/ioctl with our ABI header (include/uapi/rdma/ib_user_mad.h),
  * against any stack (the inbox one proves the checks themselves).
  *
  *   umadtest [-s ours|inbox] [-p PORT] [-n NAME] TEST...
@@ -28,7 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <endian.h>
-#include <uapi/ibstack/ib_user_mad.h>
+#include <rdma/ib_user_mad.h>
+#ifndef IBSTACK_UAPI_RDMA_IB_USER_MAD_H
+#error "umadtest: build with -I include/uapi: our <rdma/ib_user_mad.h>, not the system's"
+#endif
 
 #define HDR		((int)sizeof(struct ib_user_mad_hdr))
 #define MAD_SIZE	256

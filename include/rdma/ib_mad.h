@@ -2,9 +2,10 @@
 /*
  * The MAD layer's kernel API (ib_mad.ko): management datagram agents on a
  * port's QP0 (SMI) and QP1 (GSI).  Used by ib_umad, ib_sa, ib_cm and IPoIB.
- * Wire layouts are in <ibstack/ib_mad_wire.h>.
+ * The wire layouts of MADs follow below; SMPs are in <rdma/ib_smi.h>, the
+ * performance management class in <rdma/ib_pma.h>.
  *
- * Contexts, as in <ibstack/ib_verbs.h>: [any] never sleeps; [sleep] process
+ * Contexts, as in <rdma/ib_verbs.h>: [any] never sleeps; [sleep] process
  * context.  An agent's send_handler and recv_handler run in process context
  * (ib_mad's per-port work queue), never from the call chain of an ib_mad
  * call and never inside a completion handler; they may allocate with
@@ -22,15 +23,178 @@
  *    agent has finished; posted sends still outstanding are completed to
  *    send_handler with IB_WC_WR_FLUSH_ERR before it returns.
  */
-#ifndef IBSTACK_IB_MAD_H
-#define IBSTACK_IB_MAD_H
+#ifndef IBSTACK_RDMA_IB_MAD_H
+#define IBSTACK_RDMA_IB_MAD_H
 
 #include <ibstack/no_kernel_ib.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/bitops.h>
-#include <ibstack/ib_verbs.h>
-#include <ibstack/ib_mad_wire.h>
+#include <rdma/ib_verbs.h>
+
+/*
+ * Management datagram layouts as they travel on the wire (IBA vol. 1,
+ * chapters 13-16).  Every multi-byte field is big-endian.
+ */
+#define IB_MGMT_MAD_SIZE	256
+#define IB_MGMT_MAD_HDR		24
+#define IB_MGMT_MAD_DATA	232
+#define IB_MGMT_RMPP_DATA	220
+
+/* Management classes */
+#define IB_MGMT_CLASS_SUBN_LID_ROUTED		0x01
+#define IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE	0x81
+#define IB_MGMT_CLASS_SUBN_ADM			0x03
+#define IB_MGMT_CLASS_PERF_MGMT			0x04
+#define IB_MGMT_CLASS_BM			0x05
+#define IB_MGMT_CLASS_DEVICE_MGMT		0x06
+#define IB_MGMT_CLASS_CM			0x07
+#define IB_MGMT_CLASS_SNMP			0x08
+#define IB_MGMT_CLASS_VENDOR_RANGE2_START	0x30
+#define IB_MGMT_CLASS_VENDOR_RANGE2_END		0x4f
+#define IB_MGMT_CLASS_CONG_MGMT			0x21
+#define IB_MGMT_CLASS_BIS			0x12
+#define IB_MGMT_CLASS_DEVICE_ADM		0x10
+#define IB_MGMT_CLASS_BOOT_MGMT			0x11
+
+#define IB_MGMT_BASE_VERSION		1
+#define IB_MGMT_CLASS_VERSION		1
+#define IB_SA_CLASS_VERSION		2
+#define IB_PMA_CLASS_VERSION		1
+
+/* Methods */
+#define IB_MGMT_METHOD_GET		0x01
+#define IB_MGMT_METHOD_SET		0x02
+#define IB_MGMT_METHOD_GET_RESP		0x81
+#define IB_MGMT_METHOD_SEND		0x03
+#define IB_MGMT_METHOD_TRAP		0x05
+#define IB_MGMT_METHOD_REPORT		0x06
+#define IB_MGMT_METHOD_REPORT_RESP	0x86
+#define IB_MGMT_METHOD_TRAP_REPRESS	0x07
+#define IB_MGMT_METHOD_GET_TABLE	0x12
+#define IB_MGMT_METHOD_GET_TABLE_RESP	0x92
+#define IB_MGMT_METHOD_DELETE		0x15
+#define IB_MGMT_METHOD_DELETE_RESP	0x95
+#define IB_MGMT_METHOD_RESP		0x80
+
+/* MAD status (host order; the wire field is __be16) */
+#define IB_MGMT_MAD_STATUS_SUCCESS			0x0000
+#define IB_MGMT_MAD_STATUS_BUSY				0x0001
+#define IB_MGMT_MAD_STATUS_REDIRECT_REQD		0x0002
+#define IB_MGMT_MAD_STATUS_BAD_VERSION			0x0004
+#define IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD		0x0008
+#define IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB	0x000c
+#define IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE		0x001c
+
+/* The attribute every class has (host order; the wire field is __be16) */
+#define IB_MGMT_CLASSPORTINFO_ATTR_ID	0x0001
+
+#define IB_QP0				0
+#define IB_QP1				cpu_to_be32(1)
+#define IB_QP1_QKEY			0x80010000
+#define IB_QP_SET_QKEY			0x80000000
+#define IB_DEFAULT_PKEY_PARTIAL		0x7fff
+#define IB_DEFAULT_PKEY_FULL		0xffff
+
+/* The common 24-byte MAD header. */
+struct ib_mad_hdr {
+	u8	base_version;
+	u8	mgmt_class;
+	u8	class_version;
+	u8	method;
+	__be16	status;
+	__be16	class_specific;
+	__be64	tid;
+	__be16	attr_id;
+	__be16	resv;
+	__be32	attr_mod;
+} __packed;
+
+struct ib_mad {
+	struct ib_mad_hdr	mad_hdr;
+	u8			data[IB_MGMT_MAD_DATA];
+} __packed;
+
+/* RMPP (IBA 13.6): the header after the common MAD header of RMPP classes. */
+#define IB_MGMT_RMPP_VERSION		1
+#define IB_MGMT_RMPP_HDR		36	/* common + RMPP header */
+#define IB_MGMT_SA_HDR			56	/* common + RMPP + SA header */
+#define IB_MGMT_VENDOR_HDR		40	/* common + RMPP + OUI */
+#define IB_MGMT_DEVICE_HDR		64
+#define IB_MGMT_SA_DATA			200
+#define IB_MGMT_VENDOR_DATA		216
+#define IB_MGMT_DEVICE_DATA		192
+
+#define IB_MGMT_RMPP_TYPE_DATA		1
+#define IB_MGMT_RMPP_TYPE_ACK		2
+#define IB_MGMT_RMPP_TYPE_STOP		3
+#define IB_MGMT_RMPP_TYPE_ABORT		4
+
+#define IB_MGMT_RMPP_FLAG_ACTIVE	BIT(0)
+#define IB_MGMT_RMPP_FLAG_FIRST		BIT(1)
+#define IB_MGMT_RMPP_FLAG_LAST		BIT(2)
+
+#define IB_MGMT_RMPP_NO_RESPTIME	0x1f
+
+#define IB_MGMT_RMPP_STATUS_SUCCESS	0
+#define IB_MGMT_RMPP_STATUS_RESX	1
+#define IB_MGMT_RMPP_STATUS_ABORT_MIN	118
+#define IB_MGMT_RMPP_STATUS_T2L		118
+#define IB_MGMT_RMPP_STATUS_BAD_LEN	119
+#define IB_MGMT_RMPP_STATUS_BAD_SEG	120
+#define IB_MGMT_RMPP_STATUS_BADT	121
+#define IB_MGMT_RMPP_STATUS_W2S		122
+#define IB_MGMT_RMPP_STATUS_S2B		123
+#define IB_MGMT_RMPP_STATUS_BAD_STATUS	124
+#define IB_MGMT_RMPP_STATUS_UNV		125
+#define IB_MGMT_RMPP_STATUS_TMR		126
+#define IB_MGMT_RMPP_STATUS_UNSPEC	127
+#define IB_MGMT_RMPP_STATUS_ABORT_MAX	127
+
+struct ib_rmpp_hdr {
+	u8	rmpp_version;
+	u8	rmpp_type;
+	u8	rmpp_rtime_flags;	/* 7:3 response time, 2:0 flags */
+	u8	rmpp_status;
+	__be32	seg_num;
+	__be32	paylen_newwin;
+} __packed;
+
+struct ib_rmpp_mad {
+	struct ib_mad_hdr	mad_hdr;
+	struct ib_rmpp_hdr	rmpp_hdr;
+	u8			data[IB_MGMT_RMPP_DATA];
+} __packed;
+
+/* Vendor classes of range 2 (0x30-0x4f) carry an OUI after the RMPP header. */
+struct ib_vendor_mad {
+	struct ib_mad_hdr	mad_hdr;
+	struct ib_rmpp_hdr	rmpp_hdr;
+	u8			reserved;
+	u8			oui[3];
+	u8			data[IB_MGMT_VENDOR_DATA];
+} __packed;
+
+static inline u8 ib_get_rmpp_resptime(const struct ib_rmpp_hdr *rmpp_hdr)
+{
+	return rmpp_hdr->rmpp_rtime_flags >> 3;
+}
+
+static inline u8 ib_get_rmpp_flags(const struct ib_rmpp_hdr *rmpp_hdr)
+{
+	return rmpp_hdr->rmpp_rtime_flags & 0x7;
+}
+
+static inline void ib_set_rmpp_resptime(struct ib_rmpp_hdr *rmpp_hdr, u8 rtime)
+{
+	rmpp_hdr->rmpp_rtime_flags = ib_get_rmpp_flags(rmpp_hdr) | (rtime << 3);
+}
+
+static inline void ib_set_rmpp_flags(struct ib_rmpp_hdr *rmpp_hdr, u8 flags)
+{
+	rmpp_hdr->rmpp_rtime_flags = (rmpp_hdr->rmpp_rtime_flags & 0xf8) |
+				     (flags & 0x7);
+}
 
 #define IB_MGMT_MAX_METHODS		128
 #define IB_MAD_MAX_RETRIES		60	/* per send, upstream's limit */
@@ -233,4 +397,4 @@ static inline bool ib_is_mad_class_vendor_range2(u8 mgmt_class)
 	       mgmt_class <= IB_MGMT_CLASS_VENDOR_RANGE2_END;
 }
 
-#endif /* IBSTACK_IB_MAD_H */
+#endif /* IBSTACK_RDMA_IB_MAD_H */

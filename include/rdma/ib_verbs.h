@@ -17,8 +17,8 @@
  * event types, device and port capability bits) are those of the IBA and of
  * upstream Linux, so the uverbs ABI can pass them through unchanged.
  */
-#ifndef IBSTACK_IB_VERBS_H
-#define IBSTACK_IB_VERBS_H
+#ifndef IBSTACK_RDMA_IB_VERBS_H
+#define IBSTACK_RDMA_IB_VERBS_H
 
 #include <ibstack/no_kernel_ib.h>
 #include <linux/types.h>
@@ -32,7 +32,38 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <linux/err.h>
-#include <ibstack/ib_mad_wire.h>
+
+/*
+ * What the verbs take from management datagrams (upstream keeps it here
+ * too): the flags of a driver's process_mad(), the permissive LID, the
+ * multicast QPN and the GRH a UD receive starts with.  The MAD layouts are
+ * in <rdma/ib_mad.h>, <rdma/ib_smi.h> and <rdma/ib_pma.h>.
+ */
+struct ib_mad;
+
+/* Result flags of a device's process_mad() */
+#define IB_MAD_RESULT_FAILURE		0
+#define IB_MAD_RESULT_SUCCESS		BIT(0)
+#define IB_MAD_RESULT_REPLY		BIT(1)
+#define IB_MAD_RESULT_CONSUMED		BIT(2)
+
+/* mad_flags of process_mad() */
+#define IB_MAD_IGNORE_MKEY		1
+#define IB_MAD_IGNORE_BKEY		2
+#define IB_MAD_IGNORE_ALL		(IB_MAD_IGNORE_MKEY | IB_MAD_IGNORE_BKEY)
+
+#define IB_LID_PERMISSIVE		cpu_to_be16(0xffff)
+#define IB_MULTICAST_QPN		0xffffff
+
+/* Global route header (40 bytes) as received ahead of UD payloads. */
+struct ib_grh {
+	__be32	version_tclass_flow;
+	__be16	paylen;
+	u8	next_hdr;
+	u8	hop_limit;
+	u8	sgid[16];
+	u8	dgid[16];
+} __packed;
 
 struct ib_device;
 struct ib_udata;
@@ -1071,4 +1102,4 @@ void ib_port_unregister_client_groups(struct ib_device *device, u32 port,
 const char *ib_port_state_str(enum ib_port_state state);
 int ib_width_enum_to_int(enum ib_port_width width);
 
-#endif /* IBSTACK_IB_VERBS_H */
+#endif /* IBSTACK_RDMA_IB_VERBS_H */

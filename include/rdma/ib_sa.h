@@ -2,7 +2,7 @@
 /*
  * The subnet administration client's kernel API (ib_sa.ko): path record
  * queries and multicast group membership, sent to the SA of the port's
- * subnet manager through the MAD layer (<ibstack/ib_mad.h>).  Used by
+ * subnet manager through the MAD layer (<rdma/ib_mad.h>).  Used by
  * IPoIB and ib_cm.
  *
  * Records are kept in host order here (LIDs, P_Keys, Q_Keys, flow labels
@@ -30,15 +30,15 @@
  *   -EPROTO      the answer was malformed (wrong class, attribute, method)
  *   -EIO         the MAD could not be sent
  */
-#ifndef IBSTACK_IB_SA_H
-#define IBSTACK_IB_SA_H
+#ifndef IBSTACK_RDMA_IB_SA_H
+#define IBSTACK_RDMA_IB_SA_H
 
 #include <ibstack/no_kernel_ib.h>
 #include <linux/types.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
-#include <ibstack/ib_verbs.h>
-#include <ibstack/ib_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
 
 /* SA attributes (host order; the wire field is __be16) */
 #define IB_SA_ATTR_CLASS_PORTINFO	0x0001
@@ -50,7 +50,7 @@
 #define IB_SA_ATTR_MC_MEMBER_REC	0x0038
 #define IB_SA_ATTR_SERVICE_REC		0x0031
 
-/* SA methods beyond the common ones of <ibstack/ib_mad_wire.h> */
+/* SA methods beyond the common ones of <rdma/ib_mad.h> */
 #define IB_SA_METHOD_GET_TABLE		0x12
 #define IB_SA_METHOD_GET_TABLE_RESP	0x92
 #define IB_SA_METHOD_DELETE		0x15
@@ -370,4 +370,4 @@ int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 			 const struct ib_sa_path_rec *rec,
 			 struct ib_ah_attr *ah_attr);
 
-#endif /* IBSTACK_IB_SA_H */
+#endif /* IBSTACK_RDMA_IB_SA_H */

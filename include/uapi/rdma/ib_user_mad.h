@@ -8,8 +8,8 @@
  * after IB_USER_MAD_ENABLE_PKEY or a REGISTER_AGENT2, else the 56 bytes of
  * struct ib_user_mad_hdr_old) directly followed by the MAD.
  */
-#ifndef IBSTACK_UAPI_IB_USER_MAD_H
-#define IBSTACK_UAPI_IB_USER_MAD_H
+#ifndef IBSTACK_UAPI_RDMA_IB_USER_MAD_H
+#define IBSTACK_UAPI_RDMA_IB_USER_MAD_H
 
 #ifdef __KERNEL__
 #include <ibstack/no_kernel_ib.h>
@@ -127,4 +127,4 @@ struct ib_user_mad_reg_req2 {
 #define IB_USER_MAD_REGISTER_AGENT2	_IOWR(IB_USER_MAD_IOCTL_MAGIC, 0x04, \
 					      struct ib_user_mad_reg_req2)
 
-#endif /* IBSTACK_UAPI_IB_USER_MAD_H */
+#endif /* IBSTACK_UAPI_RDMA_IB_USER_MAD_H */
