@@ -25,6 +25,17 @@ struct kw_ctx {
 	u16			lid1, lid2;
 };
 
+/* the common and vendor headers of a MAD of vendor class mclass (OUI kw_oui) */
+static void kw_hdr(struct ib_vendor_mad *vm, u8 mclass, u8 method, u64 tid)
+{
+	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	vm->mad_hdr.mgmt_class = mclass;
+	vm->mad_hdr.class_version = 1;
+	vm->mad_hdr.method = method;
+	vm->mad_hdr.tid = cpu_to_be64(tid);
+	memcpy(vm->oui, kw_oui, 3);
+}
+
 /*
  * One hand-made RMPP MAD of vendor class mclass (OUI kw_oui) from ka to
  * dlid.  For requests ib_mad puts the agent's hi_tid in the upper half of
@@ -41,18 +52,13 @@ int km_rmpp_send(struct km_agent *ka, u16 dlid, u8 mclass, u8 method, u64 tid, u
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	vm = buf->mad;
-	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	vm->mad_hdr.mgmt_class = mclass;
-	vm->mad_hdr.class_version = 1;
-	vm->mad_hdr.method = method;
-	vm->mad_hdr.tid = cpu_to_be64(tid);
+	kw_hdr(vm, mclass, method, tid);
 	vm->rmpp_hdr.rmpp_version = version;
 	vm->rmpp_hdr.rmpp_type = type;
 	ib_set_rmpp_flags(&vm->rmpp_hdr, flags);
 	vm->rmpp_hdr.rmpp_status = status;
 	vm->rmpp_hdr.seg_num = cpu_to_be32(seg);
 	vm->rmpp_hdr.paylen_newwin = cpu_to_be32(paylen);
-	memcpy(vm->oui, kw_oui, 3);
 	memset(vm->data, fill, KW_VDATA);
 	ret = ib_post_send_mad(buf, NULL);
 	if (ret)
@@ -172,11 +178,22 @@ static void kw_receiver_cases(struct kw_ctx *c)
 		 rh->rmpp_status != IB_MGMT_RMPP_STATUS_UNV ? "status not UNV" : NULL);
 }
 
+/* a kernel-RMPP Get of len bytes from ks to port 2 (headers filled) */
+static struct ib_mad_send_buf *kw_get_buf(struct kw_ctx *c, struct km_agent *ks, int len,
+					  u64 tid)
+{
+	struct ib_mad_send_buf *buf;
+
+	buf = km_send_buf(ks, c->lid2, 1, 1, KW_VHDR, len);
+	if (!IS_ERR(buf))
+		kw_hdr(buf->mad, KW_VCLASS, IB_MGMT_METHOD_GET, tid);
+	return buf;
+}
+
 /* a kernel sender on port 1; the hand-made receiver on port 2 */
 static void kw_sender_cases(struct kw_ctx *c, struct km_agent *ks, struct km_agent *uk)
 {
 	struct ib_mad_send_buf *buf;
-	struct ib_vendor_mad *vm;
 	struct ib_rmpp_hdr *rh;
 	const char *why = NULL;
 	u64 tid;
@@ -185,18 +202,11 @@ static void kw_sender_cases(struct kw_ctx *c, struct km_agent *ks, struct km_age
 	/* no ACK ever: segment 1 is sent 1 + retries times, then a timeout */
 	km_agent_reset(ks);
 	km_agent_reset(uk);
-	buf = km_send_buf(ks, c->lid2, 1, 1, KW_VHDR, 2 * KW_VDATA);
+	buf = kw_get_buf(c, ks, 2 * KW_VDATA, 0x5500);
 	if (IS_ERR(buf)) {
 		km_fail(c->r, "rmpp-wire-sender-retries", "no buffer");
 		return;
 	}
-	vm = buf->mad;
-	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	vm->mad_hdr.mgmt_class = KW_VCLASS;
-	vm->mad_hdr.class_version = 1;
-	vm->mad_hdr.method = IB_MGMT_METHOD_GET;
-	vm->mad_hdr.tid = cpu_to_be64(0x5500);
-	memcpy(vm->oui, kw_oui, 3);
 	buf->timeout_ms = 200;
 	buf->retries = 1;
 	if (ib_post_send_mad(buf, NULL)) {
@@ -289,25 +299,17 @@ static void kw_big_sender_case(struct kw_ctx *c, struct km_agent *ks, struct km_
 {
 	const char *name = "rmpp-wire-sender-4.5mib-beyond-kmalloc";
 	struct ib_mad_send_buf *buf;
-	struct ib_vendor_mad *vm;
 	int seg, i, off = 0;
 	const char *why;
 	u64 tid;
 
 	km_agent_reset(ks);
 	km_agent_reset(uk);
-	buf = km_send_buf(ks, c->lid2, 1, 1, KW_VHDR, KW_BIG);
+	buf = kw_get_buf(c, ks, KW_BIG, 0x5600);
 	if (IS_ERR(buf)) {
 		km_fail(c->r, name, "no buffer: %ld", PTR_ERR(buf));
 		return;
 	}
-	vm = buf->mad;
-	vm->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	vm->mad_hdr.mgmt_class = KW_VCLASS;
-	vm->mad_hdr.class_version = 1;
-	vm->mad_hdr.method = IB_MGMT_METHOD_GET;
-	vm->mad_hdr.tid = cpu_to_be64(0x5600);
-	memcpy(vm->oui, kw_oui, 3);
 	for (seg = 1; seg <= buf->seg_count; seg++) {
 		u8 *p = ib_get_rmpp_segment(buf, seg);
 
