@@ -299,12 +299,13 @@ int kv_case_cq_resize_busy(struct kv_self *s)
 	for (i = 0; i < 2; i++) {
 		z[i] = (struct kv_resizer){ .cq = cq, .size = { 31 + 32 * i, 200 - 64 * i },
 					    .rounds = 100, .ready = &ready };
-		t[i] = kthread_create_on_cpu(kv_resizer_fn, &z[i], cpu, "kv_resize/%u");
+		t[i] = kthread_create(kv_resizer_fn, &z[i], "kv_resize%d", i);
 		if (IS_ERR(t[i])) {
 			t[i] = NULL;
-			ret = kv_fail(r, "kthread_create_on_cpu failed");
+			ret = kv_fail(r, "kthread_create failed");
 			goto out_threads;
 		}
+		kthread_bind(t[i], cpu);
 		wake_up_process(t[i]);
 	}
 	for (round = 0; round < 400 && !ret; round++) {
