@@ -2,32 +2,33 @@
 /*
  * Completion queues: the CQE ring (a buffer translated by MTT entries), its
  * doorbell record (consumer index, last arm command), creation on a
- * completion vector, arming, moderation, resizing, and the removal of a
- * QP's CQEs when the QP goes back to RESET.  Polling is in poll.c.
+ * completion vector, arming, moderation, and the removal of a QP's CQEs
+ * when the QP goes back to RESET.  Polling is in poll.c, resizing in
+ * cq_resize.c.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/log2.h>
-#include <linux/delay.h>
 
 #include "mlx4_ib.h"
 
-static struct mlx4_hw_cqe *mlx4_ib_cqe_at(struct mlx4_buf *buf, u32 slot)
+/* The CQE in the slot of index n of a ring. */
+struct mlx4_hw_cqe *mlx4_ib_cqe_at(struct mlx4_ib_cq_ring *ring, u32 n)
 {
-	return mlx4_buf_offset(buf, slot * MLX4_HW_CQE_SIZE);
+	return mlx4_buf_offset(&ring->buf, (n & (ring->nent - 1)) * MLX4_HW_CQE_SIZE);
 }
 
 /* [any] The CQE with index n if software owns it, else NULL. */
 struct mlx4_hw_cqe *mlx4_ib_next_cqe(struct mlx4_ib_cq *cq, u32 n)
 {
-	struct mlx4_hw_cqe *cqe = mlx4_ib_cqe_at(&cq->buf, n & (cq->nent - 1));
+	struct mlx4_hw_cqe *cqe = mlx4_ib_cqe_at(&cq->ring, n);
 	bool owner = cqe->owner_sr_opcode & MLX4_HW_CQE_OWNER;
 
-	return owner == !!(n & cq->nent) ? cqe : NULL;
+	return owner == !!(n & cq->ring.nent) ? cqe : NULL;
 }
 
 /* [any] Publish the consumer index to the card (caller holds cq->lock). */
-static void mlx4_ib_cq_set_ci(struct mlx4_ib_cq *cq)
+void mlx4_ib_cq_set_ci(struct mlx4_ib_cq *cq)
 {
 	cq->db.db[MLX4_HW_CQ_SET_CI_DB] = cpu_to_be32(cq->cons_index & MLX4_HW_CQ_CI_MASK);
 }
@@ -59,39 +60,38 @@ static void mlx4_ib_cq_event(struct mlx4_cq *mcq, enum mlx4_event type)
 	cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
 
-/* A CQE ring of nent entries with its MTT; every CQE starts hardware-owned. */
-static int mlx4_ib_alloc_cq_buf(struct mlx4_ib_dev *dev, struct mlx4_buf *buf,
-				struct mlx4_mtt *mtt, u32 nent)
+/* [sleep] A ring of nent CQEs with its MTT; every CQE starts hardware-owned. */
+int mlx4_ib_alloc_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u32 nent)
 {
-	int size = nent * MLX4_HW_CQE_SIZE;
 	u32 i;
 	int err;
 
-	err = mlx4_buf_alloc(dev->dev, size, 2 * PAGE_SIZE, buf);
+	ring->nent = nent;
+	err = mlx4_buf_alloc(dev->dev, nent * MLX4_HW_CQE_SIZE, 2 * PAGE_SIZE, &ring->buf);
 	if (err)
 		return err;
 	for (i = 0; i < nent; i++)
-		mlx4_ib_cqe_at(buf, i)->owner_sr_opcode = MLX4_HW_CQE_OWNER;
-	err = mlx4_mtt_init(dev->dev, buf->npages, buf->page_shift, mtt);
+		mlx4_ib_cqe_at(ring, i)->owner_sr_opcode = MLX4_HW_CQE_OWNER;
+	err = mlx4_mtt_init(dev->dev, ring->buf.npages, ring->buf.page_shift, &ring->mtt);
 	if (err)
 		goto err_buf;
-	err = mlx4_buf_write_mtt(dev->dev, mtt, buf);
+	err = mlx4_buf_write_mtt(dev->dev, &ring->mtt, &ring->buf);
 	if (err)
 		goto err_mtt;
 	return 0;
 
 err_mtt:
-	mlx4_mtt_cleanup(dev->dev, mtt);
+	mlx4_mtt_cleanup(dev->dev, &ring->mtt);
 err_buf:
-	mlx4_buf_free(dev->dev, size, buf);
+	mlx4_buf_free(dev->dev, nent * MLX4_HW_CQE_SIZE, &ring->buf);
 	return err;
 }
 
-static void mlx4_ib_free_cq_buf(struct mlx4_ib_dev *dev, struct mlx4_buf *buf,
-				struct mlx4_mtt *mtt, u32 nent)
+/* [sleep] The card no longer writes into the ring. */
+void mlx4_ib_free_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring)
 {
-	mlx4_mtt_cleanup(dev->dev, mtt);
-	mlx4_buf_free(dev->dev, nent * MLX4_HW_CQE_SIZE, buf);
+	mlx4_mtt_cleanup(dev->dev, &ring->mtt);
+	mlx4_buf_free(dev->dev, ring->nent * MLX4_HW_CQE_SIZE, &ring->buf);
 }
 
 struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init_attr *attr,
@@ -107,8 +107,9 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 		mlx4_ib_warn_rl(dev, "create_cq: user CQs are not supported yet\n");
 		return ERR_PTR(-EOPNOTSUPP);
 	}
+	/* a ring of max_cqes + 1 entries holds max_cqes CQEs */
 	if (attr->flags || attr->cqe < 1 ||
-	    attr->cqe > (unsigned int)dev->dev->caps.max_cqes - 1) {
+	    attr->cqe > (unsigned int)dev->dev->caps.max_cqes) {
 		mlx4_ib_warn_rl(dev, "create_cq: %u entries or flags 0x%x not supported\n",
 				attr->cqe, attr->flags);
 		return ERR_PTR(-EINVAL);
@@ -119,10 +120,9 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 	if (!cq)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	INIT_LIST_HEAD(&cq->send_qp_list);
 	INIT_LIST_HEAD(&cq->recv_qp_list);
-	cq->nent = nent;
-	cq->buf_size = nent * MLX4_HW_CQE_SIZE;
 	cq->ibcq.cqe = nent - 1;
 	atomic_set(&cq->arm_sn, 1);
 
@@ -132,20 +132,20 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 	cq->db.db[MLX4_HW_CQ_SET_CI_DB] = 0;
 	cq->db.db[MLX4_HW_CQ_ARM_DB] = 0;
 
-	err = mlx4_ib_alloc_cq_buf(dev, &cq->buf, &cq->mtt, nent);
+	err = mlx4_ib_alloc_cq_ring(dev, &cq->ring, nent);
 	if (err)
 		goto err_db;
 
 	cq->mcq.comp = mlx4_ib_cq_comp;
 	cq->mcq.event = mlx4_ib_cq_event;
-	err = mlx4_cq_alloc(dev->dev, nent, &cq->mtt, dev->uar, cq->db.dma, &cq->mcq,
+	err = mlx4_cq_alloc(dev->dev, nent, &cq->ring.mtt, dev->uar, cq->db.dma, &cq->mcq,
 			    nvec > 0 ? attr->comp_vector % nvec : 0);
 	if (err)
-		goto err_buf;
+		goto err_ring;
 	return &cq->ibcq;
 
-err_buf:
-	mlx4_ib_free_cq_buf(dev, &cq->buf, &cq->mtt, nent);
+err_ring:
+	mlx4_ib_free_cq_ring(dev, &cq->ring);
 err_db:
 	mlx4_db_free(dev->dev, &cq->db);
 err_cq:
@@ -159,7 +159,7 @@ int mlx4_ib_destroy_cq(struct ib_cq *ibcq)
 	struct mlx4_ib_cq *cq = to_mcq(ibcq);
 
 	mlx4_cq_free(dev->dev, &cq->mcq);
-	mlx4_ib_free_cq_buf(dev, &cq->buf, &cq->mtt, cq->nent);
+	mlx4_ib_cq_free_rings(dev, cq);
 	mlx4_db_free(dev->dev, &cq->db);
 	kfree(cq);
 	return 0;
@@ -170,107 +170,6 @@ int mlx4_ib_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 	struct mlx4_ib_cq *cq = to_mcq(ibcq);
 
 	return mlx4_cq_modify(to_mdev(ibcq->device)->dev, &cq->mcq, cq_count, cq_period);
-}
-
-/*
- * After MODIFY_CQ the card has put a RESIZE CQE in the old ring and writes
- * the next CQEs into the new one, one index further.  Move what is still
- * unpolled in front of it to the same place in the new ring (index + 1),
- * step over the RESIZE CQE, and switch.  Caller holds cq->lock.
- */
-static int mlx4_ib_cq_switch_buf(struct mlx4_ib_cq *cq, struct mlx4_buf *nbuf, u32 nnent)
-{
-	struct mlx4_hw_cqe *cqe, *ncqe;
-	u32 i = cq->cons_index;
-	u8 op;
-
-	for (;;) {
-		cqe = mlx4_ib_next_cqe(cq, i);
-		if (!cqe)
-			return -EAGAIN;		/* the RESIZE CQE is not there yet */
-		dma_rmb();
-		op = cqe->owner_sr_opcode & MLX4_HW_CQE_OPCODE_MASK;
-		if (op == MLX4_HW_CQE_OPCODE_RESIZE)
-			break;
-		ncqe = mlx4_ib_cqe_at(nbuf, (i + 1) & (nnent - 1));
-		memcpy(ncqe, cqe, MLX4_HW_CQE_SIZE);
-		ncqe->owner_sr_opcode = (cqe->owner_sr_opcode & ~MLX4_HW_CQE_OWNER) |
-					(((i + 1) & nnent) ? MLX4_HW_CQE_OWNER : 0);
-		i++;
-	}
-	cq->cons_index++;
-	swap(cq->buf, *nbuf);
-	cq->nent = nnent;
-	cq->ibcq.cqe = nnent - 1;
-	cq->buf_size = nnent * MLX4_HW_CQE_SIZE;
-	mlx4_ib_cq_set_ci(cq);
-	return 0;
-}
-
-/* The number of CQEs waiting to be polled. */
-static u32 mlx4_ib_cq_pending(struct mlx4_ib_cq *cq)
-{
-	unsigned long flags;
-	u32 n;
-
-	spin_lock_irqsave(&cq->lock, flags);
-	for (n = 0; n < cq->nent && mlx4_ib_next_cqe(cq, cq->cons_index + n); n++)
-		;
-	spin_unlock_irqrestore(&cq->lock, flags);
-	return n;
-}
-
-int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
-{
-	struct mlx4_ib_dev *dev = to_mdev(ibcq->device);
-	struct mlx4_ib_cq *cq = to_mcq(ibcq);
-	struct mlx4_mtt mtt, old_mtt;
-	struct mlx4_buf buf;
-	unsigned long flags;
-	u32 nent, old_nent;
-	int err, tries;
-
-	if (udata || entries < 1 || entries > dev->dev->caps.max_cqes - 1)
-		return -EINVAL;
-	nent = roundup_pow_of_two(entries + 1);
-	if (nent == cq->nent)
-		return 0;
-	if (mlx4_ib_cq_pending(cq) >= nent - 1) {
-		mlx4_ib_warn_rl(dev, "resize_cq: CQ 0x%x holds more than %u CQEs\n",
-				cq->mcq.cqn, nent - 1);
-		return -EINVAL;
-	}
-
-	err = mlx4_ib_alloc_cq_buf(dev, &buf, &mtt, nent);
-	if (err)
-		return err;
-	err = mlx4_cq_resize(dev->dev, &cq->mcq, nent, &mtt);
-	if (err) {
-		mlx4_ib_free_cq_buf(dev, &buf, &mtt, nent);
-		return err;
-	}
-
-	old_nent = cq->nent;
-	for (tries = 0; tries < 1000; tries++) {
-		spin_lock_irqsave(&cq->lock, flags);
-		err = mlx4_ib_cq_switch_buf(cq, &buf, nent);
-		if (!err) {
-			old_mtt = cq->mtt;
-			cq->mtt = mtt;
-		}
-		spin_unlock_irqrestore(&cq->lock, flags);
-		if (err != -EAGAIN)
-			break;
-		usleep_range(100, 200);
-	}
-	if (err) {
-		/* the card writes into the new ring now: keep it, lose the old */
-		mlx4_ib_warn(dev, "CQ 0x%x: no RESIZE CQE after MODIFY_CQ\n", cq->mcq.cqn);
-		return -EIO;
-	}
-	/* buf now holds the old ring */
-	mlx4_ib_free_cq_buf(dev, &buf, &old_mtt, old_nent);
-	return 0;
 }
 
 /* [any] Arm the CQ for the next (solicited) completion. */
@@ -345,20 +244,24 @@ void mlx4_ib_cq_clean(struct mlx4_ib_cq *cq, u32 qpn, struct mlx4_ib_srq *srq)
 
 	lockdep_assert_held(&cq->lock);
 
+	/* CQEs behind a RESIZE CQE are in the new ring: move over first */
+	if (cq->resize_pending)
+		mlx4_ib_cq_switch_ring(cq);
+
 	for (prod = cq->cons_index; mlx4_ib_next_cqe(cq, prod); prod++)
-		if (prod == cq->cons_index + cq->nent - 1)
+		if (prod == cq->cons_index + cq->ring.nent - 1)
 			break;
 	dma_rmb();
 
 	/* walk back, sliding the survivors over the removed entries */
 	while ((int)(--prod) - (int)cq->cons_index >= 0) {
-		cqe = mlx4_ib_cqe_at(&cq->buf, prod & (cq->nent - 1));
+		cqe = mlx4_ib_cqe_at(&cq->ring, prod);
 		if ((be32_to_cpu(cqe->my_qpn) & MLX4_HW_CQE_QPN_MASK) == qpn) {
 			if (srq && !(cqe->owner_sr_opcode & MLX4_HW_CQE_IS_SEND))
 				mlx4_ib_free_srq_wqe(srq, be16_to_cpu(cqe->wqe_index));
 			nfreed++;
 		} else if (nfreed) {
-			dest = mlx4_ib_cqe_at(&cq->buf, (prod + nfreed) & (cq->nent - 1));
+			dest = mlx4_ib_cqe_at(&cq->ring, prod + nfreed);
 			owner = dest->owner_sr_opcode & MLX4_HW_CQE_OWNER;
 			memcpy(dest, cqe, MLX4_HW_CQE_SIZE);
 			dest->owner_sr_opcode = owner |

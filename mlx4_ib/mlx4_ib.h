@@ -87,17 +87,32 @@ struct mlx4_ib_ah {
 	struct mlx4_hw_av	av;
 };
 
+/* A CQE ring: its buffer, the MTT entries that describe it, its size. */
+struct mlx4_ib_cq_ring {
+	struct mlx4_buf		buf;
+	struct mlx4_mtt		mtt;
+	u32			nent;		/* a power of two */
+};
+
 struct mlx4_ib_cq {
 	struct ib_cq		ibcq;
 	struct mlx4_cq		mcq;
-	struct mlx4_buf		buf;
-	int			buf_size;
-	struct mlx4_mtt		mtt;
 	struct mlx4_db		db;
-	/* protects cons_index and the ring; see the top of this file */
+	/* protects cons_index and the rings; see the top of this file */
 	spinlock_t		lock;
+	struct mlx4_ib_cq_ring	ring;		/* the one polled */
 	u32			cons_index;
-	u32			nent;		/* a power of two */
+	/*
+	 * resize_cq (cq_resize.c): the ring MODIFY_CQ gave the card, which
+	 * takes over at the card's RESIZE CQE (resize_pending), and a
+	 * replaced ring kept until it can be freed in process context
+	 * (has_retired).  Under lock; resize_mutex serialises the resizes.
+	 */
+	struct mutex		resize_mutex;
+	struct mlx4_ib_cq_ring	resize;
+	struct mlx4_ib_cq_ring	retired;
+	bool			resize_pending;
+	bool			has_retired;
 	atomic_t		arm_sn;		/* completion events seen */
 	/* QPs sending / receiving through this CQ, under lock */
 	struct list_head	send_qp_list;
@@ -259,12 +274,20 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 				struct ib_udata *udata);
 int mlx4_ib_destroy_cq(struct ib_cq *cq);
 int mlx4_ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
-int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
 int mlx4_ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags);
 void mlx4_ib_cq_clean(struct mlx4_ib_cq *cq, u32 qpn, struct mlx4_ib_srq *srq);
 void mlx4_ib_cq_lock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long *flags);
 void mlx4_ib_cq_unlock_pair(struct mlx4_ib_cq *a, struct mlx4_ib_cq *b, unsigned long flags);
 struct mlx4_hw_cqe *mlx4_ib_next_cqe(struct mlx4_ib_cq *cq, u32 n);
+struct mlx4_hw_cqe *mlx4_ib_cqe_at(struct mlx4_ib_cq_ring *ring, u32 n);
+void mlx4_ib_cq_set_ci(struct mlx4_ib_cq *cq);
+int mlx4_ib_alloc_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u32 nent);
+void mlx4_ib_free_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring);
+
+/* cq_resize.c */
+int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
+bool mlx4_ib_cq_switch_ring(struct mlx4_ib_cq *cq);
+void mlx4_ib_cq_free_rings(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq);
 
 /* poll.c */
 int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
@@ -303,6 +326,15 @@ struct mlx4_ib_inline {
 	int	pos;		/* where the next byte goes */
 	int	seg_len;
 };
+
+/* Worst-case room for len bytes of inline data split at 64-byte lines */
+static inline int mlx4_ib_inline_room(int len)
+{
+	if (!len)
+		return 0;
+	return ALIGN(len + sizeof(struct mlx4_hw_inline_seg) *
+		     (len / (MLX4_HW_INLINE_ALIGN - 4) + 2), 16);
+}
 
 void mlx4_ib_inline_start(struct mlx4_ib_inline *inl, void *wqe, int off);
 void mlx4_ib_inline_add(struct mlx4_ib_inline *inl, const void *data, int len);

@@ -106,9 +106,9 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 }
 
 /*
- * One CQE into wc.  Returns 0, -EAGAIN when the ring is empty (or stops at
- * a RESIZE CQE, which resize_cq consumes), 1 for a CQE that yields no
- * completion (its QP is gone).
+ * One CQE into wc.  Returns 0, -EAGAIN when the ring is empty, 1 for a CQE
+ * that yields no completion (a RESIZE CQE, after which the new ring is
+ * polled; a CQE whose QP is gone).
  */
 static int mlx4_ib_poll_one(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
 			    struct ib_wc *wc)
@@ -128,8 +128,12 @@ static int mlx4_ib_poll_one(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
 	/* read the CQE only after its owner bit */
 	dma_rmb();
 	op = cqe->owner_sr_opcode & MLX4_HW_CQE_OPCODE_MASK;
-	if (op == MLX4_HW_CQE_OPCODE_RESIZE)
-		return -EAGAIN;
+	if (unlikely(op == MLX4_HW_CQE_OPCODE_RESIZE)) {
+		/* the card writes into the new ring from here on */
+		if (!mlx4_ib_cq_switch_ring(cq))
+			cq->cons_index++;	/* no resize pending: a stray one */
+		return 1;
+	}
 	cq->cons_index++;
 
 	qpn = be32_to_cpu(cqe->my_qpn) & MLX4_HW_CQE_QPN_MASK;

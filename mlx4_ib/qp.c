@@ -34,15 +34,6 @@ static int mlx4_ib_send_overhead(enum ib_qp_type type)
 	}
 }
 
-/* Worst-case room for len bytes of inline data split at 64-byte lines */
-static int mlx4_ib_inline_room(int len)
-{
-	if (!len)
-		return 0;
-	return ALIGN(len + sizeof(struct mlx4_hw_inline_seg) *
-		     (len / (MLX4_HW_INLINE_ALIGN - 4) + 2), 16);
-}
-
 static int mlx4_ib_set_rq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 			       bool has_rq, struct mlx4_ib_qp *qp)
 {

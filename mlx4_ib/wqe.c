@@ -182,13 +182,19 @@ static int mlx4_ib_set_gather(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 {
 	struct mlx4_hw_data_seg *dseg;
 	struct mlx4_ib_inline inl;
-	int i, total = 0;
+	u64 total = 0;
+	int i;
 
 	if (wr->send_flags & IB_SEND_INLINE) {
+		/* a u64 sum of u32 lengths cannot wrap; the WQE was sized for the limit */
 		for (i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
-		if (total > qp->max_inline_data)
+		if (total > qp->max_inline_data ||
+		    off + mlx4_ib_inline_room(total) > (1 << qp->sq.wqe_shift)) {
+			mlx4_ib_warn_rl(qp->dev, "post_send: QP 0x%x: %llu inline bytes, max %d\n",
+					qp->ibqp.qp_num, total, qp->max_inline_data);
 			return -EINVAL;
+		}
 		mlx4_ib_inline_start(&inl, wqe, off);
 		for (i = 0; i < wr->num_sge; i++)
 			mlx4_ib_inline_add(&inl, (void *)(uintptr_t)wr->sg_list[i].addr,

@@ -248,6 +248,9 @@ int kv_case_big_mr(struct kv_self *s);
 int kv_case_mcast_loopback(struct kv_self *s);
 int kv_case_mcast_busy(struct kv_self *s);
 int kv_case_srq_destroy_poll(struct kv_self *s);
+int kv_case_inline_limit(struct kv_self *s);
+int kv_case_cq_max(struct kv_self *s);
+int kv_case_cq_resize_busy(struct kv_self *s);
 
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;
