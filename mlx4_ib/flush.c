@@ -4,7 +4,9 @@
  * tear down by waiting for their work requests to come back flushed.  So
  * poll_cq then completes every outstanding WQE of the CQ's QPs in software
  * with IB_WC_WR_FLUSH_ERR, and the catastrophic event wakes the consumers
- * of every CQ with outstanding work.
+ * of every CQ with outstanding work - from a work item: the event may come
+ * from a verb whose firmware command timed out, and a completion handler
+ * must never run inside a verb's call chain.
  */
 #include "mlx4_ib.h"
 
@@ -57,12 +59,13 @@ static void mlx4_ib_mark(struct mlx4_ib_cq *cq, struct list_head *notify)
 }
 
 /*
- * [any] From the catastrophic-error event: call the completion handler of
- * every CQ with outstanding work, once each, so that its consumer polls
- * and gets the software flush.
+ * The work item queued by the catastrophic-error event: call the
+ * completion handler of every CQ with outstanding work, once each, so that
+ * its consumer polls and gets the software flush.
  */
-void mlx4_ib_catas_flush(struct mlx4_ib_dev *dev)
+void mlx4_ib_catas_flush_work(struct work_struct *work)
 {
+	struct mlx4_ib_dev *dev = container_of(work, struct mlx4_ib_dev, catas_work);
 	struct mlx4_ib_cq *scq, *rcq, *cq, *tmp;
 	struct mlx4_ib_qp *qp;
 	unsigned long flags;

@@ -154,6 +154,7 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 	xa_init_flags(&ibdev->qps, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&ibdev->reset_lock);
 	INIT_LIST_HEAD(&ibdev->qp_list);
+	INIT_WORK(&ibdev->catas_work, mlx4_ib_catas_flush_work);
 	if (!ibdev->uar_map) {
 		mlx4_ib_warn(ibdev, "no kernel UAR mapped\n");
 		goto err_dealloc;
@@ -206,6 +207,8 @@ static void mlx4_ib_remove(struct mlx4_dev *dev, void *context)
 
 	ib_unregister_device(&ibdev->ib_dev);
 	WRITE_ONCE(ibdev->registered, false);
+	/* every QP is gone: a flush still queued has nothing to do */
+	cancel_work_sync(&ibdev->catas_work);
 	mlx4_ib_close_ports(ibdev);
 	WARN_ON(!xa_empty(&ibdev->qps));
 	xa_destroy(&ibdev->qps);
@@ -241,8 +244,9 @@ static void mlx4_ib_event(struct mlx4_dev *dev, void *context,
 	if (!READ_ONCE(ibdev->registered))
 		return;
 	ib_dispatch_event(&ev);
+	/* not from here: this may be a verb's call chain (a command timeout) */
 	if (event == MLX4_DEV_EVENT_CATASTROPHIC_ERROR)
-		mlx4_ib_catas_flush(ibdev);
+		queue_work(system_wq, &ibdev->catas_work);
 }
 
 static struct mlx4_interface mlx4_ib_interface = {

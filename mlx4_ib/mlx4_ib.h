@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <linux/ratelimit.h>
+#include <linux/workqueue.h>
 
 #include "mlx4_ib_hw.h"
 
@@ -70,6 +71,7 @@ struct mlx4_ib_dev {
 	/* protects qp_list; taken before CQ locks, never inside them */
 	spinlock_t		reset_lock;
 	struct list_head	qp_list;	/* every QP, for the error flush */
+	struct work_struct	catas_work;	/* the error flush (flush.c) */
 };
 
 struct mlx4_ib_pd {
@@ -294,7 +296,7 @@ int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 
 /* flush.c */
 int mlx4_ib_poll_sw_flush(struct mlx4_ib_cq *cq, int num_entries, struct ib_wc *wc);
-void mlx4_ib_catas_flush(struct mlx4_ib_dev *dev);
+void mlx4_ib_catas_flush_work(struct work_struct *work);
 
 /* qp.c */
 struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,

@@ -314,6 +314,26 @@ static void mlx4_ib_qp_to_reset(struct mlx4_ib_qp *qp)
 	mlx4_ib_qp_reset_queues(qp);
 }
 
+/*
+ * The card is dead (catastrophic error): it executes nothing, so the QP
+ * can only be taken out of service, as upstream does for teardown - to ERR
+ * or RESET in software (poll_cq completes what was outstanding as flushed;
+ * RESET empties the queues).  Anything else fails.
+ */
+static int mlx4_ib_modify_dead(struct mlx4_ib_qp *qp, enum ib_qp_state new)
+{
+	lockdep_assert_held(&qp->mutex);
+	if (new != IB_QPS_RESET && new != IB_QPS_ERR) {
+		mlx4_ib_warn_rl(qp->dev, "QP 0x%x: modify to state %d: device in internal error\n",
+				qp->ibqp.qp_num, new);
+		return -EIO;
+	}
+	WRITE_ONCE(qp->state, new);
+	if (new == IB_QPS_RESET)
+		mlx4_ib_qp_to_reset(qp);
+	return 0;
+}
+
 int mlx4_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      enum ib_qp_state cur_state, struct ib_udata *udata)
 {
@@ -346,6 +366,10 @@ int mlx4_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 	if (cur == IB_QPS_RESET && new == IB_QPS_RESET) {
 		err = 0;
+		goto out;
+	}
+	if (unlikely(mlx4_is_internal_error(dev->dev))) {
+		err = mlx4_ib_modify_dead(qp, new);
 		goto out;
 	}
 

@@ -255,6 +255,6 @@ int kv_case_cq_resize_busy(struct kv_self *s);
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;
 struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root);
-void kv_peer_remove(struct kv_peer *peer);
+void kv_peer_remove(struct kv_peer *peer, bool fatal);
 
 #endif /* KVERBS_H */

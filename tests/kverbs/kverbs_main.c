@@ -33,6 +33,7 @@ struct kv_dev {
 	struct ib_event_handler	eh;
 	struct work_struct	work;		/* the self-test */
 	bool			stop;		/* the self-test should end */
+	bool			fatal;		/* DEVICE_FATAL seen */
 	struct kv_peer		*peer;
 };
 
@@ -73,9 +74,12 @@ static bool kv_port_event(enum ib_event_type e)
 
 static void kv_event(struct ib_event_handler *eh, struct ib_event *ev)
 {
+	struct kv_dev *kd = container_of(eh, struct kv_dev, eh);
 	const char *name = kv_event_name(ev->event);
 	u32 port = kv_port_event(ev->event) ? ev->element.port_num : 0;
 
+	if (ev->event == IB_EVENT_DEVICE_FATAL)
+		WRITE_ONCE(kd->fatal, true);
 	if (name)
 		pr_info(KV_NAME ": event %s port %u %s\n", ev->device->name, port, name);
 	else
@@ -120,7 +124,7 @@ static void kv_remove(struct ib_device *dev, void *data)
 		return;
 	WRITE_ONCE(kd->stop, true);
 	cancel_work_sync(&kd->work);
-	kv_peer_remove(kd->peer);
+	kv_peer_remove(kd->peer, READ_ONCE(kd->fatal));
 	ib_unregister_event_handler(&kd->eh);
 	kfree(kd);
 }

@@ -805,13 +805,55 @@ struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root)
 	return pp;
 }
 
-void kv_peer_remove(struct kv_peer *pp)
+/*
+ * After a catastrophic error a ULP takes its QPs out of service before it
+ * destroys them: to ERR, then to RESET.  Both must succeed (in software:
+ * the card executes nothing), as upstream's do, and the QP is in RESET.
+ */
+static void kv_peer_catas_teardown(struct kv_peer *pp)
+{
+	struct ib_qp *qps[2] = { pp->rc.qp, pp->ud.qp };
+	struct kv_run *r = &pp->r;
+	enum ib_qp_state st;
+	struct ib_qp_attr a;
+	int i, err, ret = 0;
+
+	for (i = 0; i < ARRAY_SIZE(qps) && !ret; i++) {
+		if (!qps[i])
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_ERR;
+		err = ib_modify_qp(qps[i], &a, IB_QP_STATE);
+		if (err) {
+			ret = kv_fail(r, "QP 0x%x of the dead device to ERR: %d",
+				      qps[i]->qp_num, err);
+			break;
+		}
+		a.qp_state = IB_QPS_RESET;
+		err = ib_modify_qp(qps[i], &a, IB_QP_STATE);
+		if (err) {
+			ret = kv_fail(r, "QP 0x%x of the dead device ERR->RESET: %d",
+				      qps[i]->qp_num, err);
+			break;
+		}
+		ret = kv_qp_state(r, qps[i], &st);
+		if (!ret && st != IB_QPS_RESET)
+			ret = kv_fail(r, "QP 0x%x of the dead device in state %d after RESET",
+				      qps[i]->qp_num, st);
+	}
+	kv_report(r, "catas-teardown", ret);
+}
+
+/* fatal: the device had a DEVICE_FATAL event (its QPs are torn down so first) */
+void kv_peer_remove(struct kv_peer *pp, bool fatal)
 {
 	if (!pp)
 		return;
 	/* waits for file operations in progress */
 	debugfs_remove_recursive(pp->dir);
 	mutex_lock(&pp->lock);
+	if (fatal && pp->ready)
+		kv_peer_catas_teardown(pp);
 	kv_peer_teardown(pp);
 	mutex_unlock(&pp->lock);
 	mutex_destroy(&pp->lock);

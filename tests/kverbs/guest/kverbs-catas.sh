@@ -25,11 +25,12 @@ t=${TESTNAME:-kverbs-catas}
 dev=mlx4_0
 d=/sys/kernel/debug/ibstack_kverbs/$dev
 limit=${KVERBS_TIMEOUT:-300}
-# added, endpoint, the error, DEVICE_FATAL, removed, the interrupted
-# self-test's end, added again, the first round after the reset, the
-# unload and its remove line, both ports ACTIVE at the end (11); opensm
-# restarted if this node ran one (1)
-plan 11
+# added, endpoint, the error, DEVICE_FATAL, removed, the endpoint's QPs
+# taken to ERR and RESET on the dead device, the interrupted self-test's
+# end, added again, the first round after the reset, the unload and its
+# remove line, both ports ACTIVE at the end (12); opensm restarted if this
+# node ran one (1)
+plan 12
 
 smports=()
 for p in 1 2; do
@@ -60,6 +61,14 @@ expect "$t: DEVICE_FATAL event" klog_wait 30 "$k0" \
 	"^ibstack_kverbs: event $dev port 0 DEVICE_FATAL\$"
 expect "$t: client sees $dev removed" klog_wait 90 "$k0" \
 	"^ibstack_kverbs: remove $dev\$"
+# the module's verdict on modify_qp to ERR and RESET of the endpoint's QPs
+# on the dead device (upstream lets a ULP tear down so), once the removal
+# has stopped the running self-test
+td_re="^ibstack_kverbs: (PASS|FAIL) catas-teardown"
+klog_wait 120 "$k0" "$td_re"
+td=$(log_from "^ibstack_kverbs: remove $dev\$" | grep -E "$td_re" | head -n 1)
+expect "$t: QPs of the dead device to ERR and RESET (${td#ibstack_kverbs: })" \
+	[ "$td" = "ibstack_kverbs: PASS catas-teardown" ]
 if [ ${#smports[@]} -gt 0 ]; then
 	s0=$SECONDS
 	expect "$t: opensm restarted on port(s) ${smports[*]} once $dev is back" \
