@@ -245,7 +245,15 @@ int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr)
 }
 EXPORT_SYMBOL(mlx4_mr_enable);
 
-void mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr)
+/*
+ * A failed HW2SW_MPT leaves the entry with the card (windows bound to the
+ * region, or firmware that did not answer): the card may still access
+ * the region's pages, so nothing is freed and the error is returned, as
+ * upstream does; the MR stays as it was (the caller may try again, or it
+ * leaks).  With the card in internal error it is reset before anything is
+ * used again, and the MR goes.
+ */
+int mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr)
 {
 	struct mlx4_priv *priv = mlx4_priv(dev);
 	u32 index = mlx4_key_to_index(dev, mr->key);
@@ -255,14 +263,18 @@ void mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr)
 		/* op_mod 1: no mailbox for the old entry */
 		err = mlx4_cmd(dev, 0, index, 1, MLX4_CMD_HW2SW_MPT,
 			       MLX4_CMD_TIME_B);
-		if (err && !mlx4_is_internal_error(dev))
-			dev_warn(&dev->pdev->dev, "HW2SW_MPT 0x%x failed: %d\n",
-				 index, err);
+		if (err && !mlx4_is_internal_error(dev)) {
+			dev_warn_ratelimited(&dev->pdev->dev,
+					     "HW2SW_MPT 0x%x failed (%d): the card may still own the MPT, the MR is kept\n",
+					     index, err);
+			return err;
+		}
 		mr->enabled = false;
 	}
 	mlx4_mtt_cleanup(dev, &mr->mtt);
 	mlx4_table_put(priv, &priv->dmpt_table, index);
 	mlx4_bitmap_free(&priv->mpt_bitmap, index, 1);
+	return 0;
 }
 EXPORT_SYMBOL(mlx4_mr_free);
 

@@ -91,11 +91,15 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* An error leaves the MR registered: the card may still use it. */
 int mlx4_ib_dereg_mr(struct ib_mr *ibmr)
 {
 	struct mlx4_ib_mr *mr = to_mmr(ibmr);
+	int err;
 
-	mlx4_mr_free(to_mdev(ibmr->device)->dev, &mr->mmr);
+	err = mlx4_mr_free(to_mdev(ibmr->device)->dev, &mr->mmr);
+	if (err)
+		return err;
 	kfree(mr);
 	return 0;
 }

@@ -297,7 +297,11 @@ int mlx4_mr_alloc(struct mlx4_dev *dev, u32 pd, u64 iova, u64 size, u32 access,
 		  int npages, int page_shift, struct mlx4_mr *mr);
 /* writes the MPT (SW2HW_MPT): the key works from here on */
 int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr);
-void mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr);
+/*
+ * HW2SW_MPT, then frees the MR's resources; an error (the card may still
+ * own the MPT) frees nothing, and the MR is as before the call.
+ */
+int mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr);
 
 /* ---------------------------------------------------------------------- */
 /* Asynchronous event types (EQE types), passed to the objects' handlers */
