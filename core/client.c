@@ -4,69 +4,117 @@
  * add()/remove() calls for every device, and their per-device data.
  *
  * A device's client_data xarray (XA_FLAGS_ALLOC, so a NULL datum still keeps
- * its slot) holds, at the client's id, the datum the client set; the slot
- * exists and carries IB_CLIENT_ADDED from just before the client's add()
- * until just after its remove(), so remove() is called only for devices the
- * client was added to.
+ * its slot) holds, at the client's id, the datum the client set.  The slot
+ * exists and carries IB_CLIENT_SLOT from just before the client's add()
+ * until just after its remove(); IB_CLIENT_LIVE says add() succeeded and
+ * remove() is still to be called, and whoever clears it calls remove().
+ * No lock is held across add() or remove() but the device's
+ * client_data_rwsem, for reading across add() (core_priv.h).
  */
 #include <linux/idr.h>
 #include <linux/module.h>
 #include "core_priv.h"
 
-#define IB_CLIENT_ADDED	XA_MARK_1
+#define IB_CLIENT_SLOT	XA_MARK_1
+#define IB_CLIENT_LIVE	XA_MARK_2
 
 DECLARE_RWSEM(ib_clients_rwsem);
 LIST_HEAD(ib_clients);
 static DEFINE_IDA(ib_client_ida);
 
-int ib_client_add_device(struct ib_client *client, struct ib_device *device)
+/* How long a client's unregistration waits between complaints. */
+#define IB_CLIENT_WAIT_MS	10000
+
+static void ib_client_put(struct ib_client *client)
+{
+	if (refcount_dec_and_test(&client->uses))
+		complete(&client->uses_zero);
+}
+
+/*
+ * [sleep] The client meets the device, unless it has already (or is being
+ * added right now), the device is no longer registered or the client is
+ * unregistering.  The context holds a device reference and a client use.
+ */
+void ib_client_add_device(struct ib_client *client, struct ib_device *device)
 {
 	int ret;
 
-	lockdep_assert_held(&ib_register_mutex);
-
+	down_write(&device->client_data_rwsem);
+	if (!ib_device_is_registered(device) || !READ_ONCE(client->registered) ||
+	    xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_SLOT) ||
+	    !refcount_inc_not_zero(&client->uses)) {
+		up_write(&device->client_data_rwsem);
+		return;
+	}
 	ret = xa_insert(&device->client_data, client->client_id, NULL, GFP_KERNEL);
 	if (ret) {
+		up_write(&device->client_data_rwsem);
 		pr_err("ib_core: %s: cannot add client %s: %d\n",
 		       device->name, client->name, ret);
-		return ret;
+		ib_client_put(client);
+		return;
 	}
-	xa_set_mark(&device->client_data, client->client_id, IB_CLIENT_ADDED);
+	xa_set_mark(&device->client_data, client->client_id, IB_CLIENT_SLOT);
+	/* the registration's reference is held: the device is registered */
+	refcount_inc(&device->refcount);
+	/* removals of this client from this device wait for add() */
+	downgrade_write(&device->client_data_rwsem);
 
-	if (!client->add)
-		return 0;
-	ret = client->add(device);
+	ret = client->add ? client->add(device) : 0;
 	if (ret) {
 		xa_erase(&device->client_data, client->client_id);
+		up_read(&device->client_data_rwsem);
 		if (ret != -EOPNOTSUPP)
 			pr_warn("ib_core: %s: client %s declined the device: %d\n",
 				device->name, client->name, ret);
+		ib_device_put(device);
+		ib_client_put(client);
+		return;
 	}
-	return ret;
+	xa_set_mark(&device->client_data, client->client_id, IB_CLIENT_LIVE);
+	up_read(&device->client_data_rwsem);
 }
 
+/* [sleep] The client leaves the device, if it is on it and nobody else is removing it. */
 void ib_client_remove_device(struct ib_client *client, struct ib_device *device)
 {
 	void *data;
 
-	lockdep_assert_held(&ib_register_mutex);
-
-	if (!xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_ADDED))
+	down_write(&device->client_data_rwsem);
+	if (!xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_LIVE)) {
+		up_write(&device->client_data_rwsem);
 		return;
+	}
 	data = xa_load(&device->client_data, client->client_id);
+	xa_clear_mark(&device->client_data, client->client_id, IB_CLIENT_LIVE);
+	up_write(&device->client_data_rwsem);
+
 	if (client->remove)
 		client->remove(device, data);
 	xa_erase(&device->client_data, client->client_id);
+	ib_device_put(device);
+	ib_client_put(client);
 }
 
-/* A device being registered meets every client, oldest first. */
+/*
+ * A device being registered meets every client, oldest first.  Each
+ * client is called with no lock held; a use keeps it on the list meanwhile.
+ */
 void ib_clients_add_device(struct ib_device *device)
 {
 	struct ib_client *client;
 
-	lockdep_assert_held(&ib_register_mutex);
-	list_for_each_entry(client, &ib_clients, list)
+	down_read(&ib_clients_rwsem);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (!READ_ONCE(client->registered) || !refcount_inc_not_zero(&client->uses))
+			continue;
+		up_read(&ib_clients_rwsem);
 		ib_client_add_device(client, device);
+		down_read(&ib_clients_rwsem);
+		ib_client_put(client);
+	}
+	up_read(&ib_clients_rwsem);
 }
 
 /* A device being unregistered leaves every client, newest first. */
@@ -74,9 +122,17 @@ void ib_clients_remove_device(struct ib_device *device)
 {
 	struct ib_client *client;
 
-	lockdep_assert_held(&ib_register_mutex);
-	list_for_each_entry_reverse(client, &ib_clients, list)
+	down_read(&ib_clients_rwsem);
+	list_for_each_entry_reverse(client, &ib_clients, list) {
+		/* none left: it is not on the device either */
+		if (!refcount_inc_not_zero(&client->uses))
+			continue;
+		up_read(&ib_clients_rwsem);
 		ib_client_remove_device(client, device);
+		down_read(&ib_clients_rwsem);
+		ib_client_put(client);
+	}
+	up_read(&ib_clients_rwsem);
 }
 
 int ib_register_client(struct ib_client *client)
@@ -88,22 +144,29 @@ int ib_register_client(struct ib_client *client)
 		IB_CORE_RATELIMITED("missing client or name\n");
 		return -EINVAL;
 	}
-
-	mutex_lock(&ib_register_mutex);
 	id = ida_alloc(&ib_client_ida, GFP_KERNEL);
-	if (id < 0) {
-		mutex_unlock(&ib_register_mutex);
+	if (id < 0)
 		return id;
-	}
 	client->client_id = id;
-
-	list_for_each_entry(device, &ib_devices, core_list)
-		ib_client_add_device(client, device);
+	refcount_set(&client->uses, 1);
+	init_completion(&client->uses_zero);
 
 	down_write(&ib_clients_rwsem);
+	WRITE_ONCE(client->registered, true);
 	list_add_tail(&client->list, &ib_clients);
 	up_write(&ib_clients_rwsem);
-	mutex_unlock(&ib_register_mutex);
+
+	/* every registered device, oldest first; a reference keeps it listed */
+	down_read(&ib_devices_rwsem);
+	list_for_each_entry(device, &ib_devices, core_list) {
+		if (!ib_device_try_get(device))
+			continue;
+		up_read(&ib_devices_rwsem);
+		ib_client_add_device(client, device);
+		down_read(&ib_devices_rwsem);
+		ib_device_put(device);
+	}
+	up_read(&ib_devices_rwsem);
 	return 0;
 }
 EXPORT_SYMBOL(ib_register_client);
@@ -115,16 +178,32 @@ void ib_unregister_client(struct ib_client *client)
 	if (!client)
 		return;
 
-	mutex_lock(&ib_register_mutex);
+	down_write(&ib_clients_rwsem);
+	WRITE_ONCE(client->registered, false);
+	up_write(&ib_clients_rwsem);
+
+	down_read(&ib_devices_rwsem);
+	list_for_each_entry_reverse(device, &ib_devices, core_list) {
+		if (!ib_device_try_get(device))
+			continue;
+		up_read(&ib_devices_rwsem);
+		ib_client_remove_device(client, device);
+		down_read(&ib_devices_rwsem);
+		ib_device_put(device);
+	}
+	up_read(&ib_devices_rwsem);
+
+	/* a device's unregistration may be calling remove() right now */
+	ib_client_put(client);
+	while (!wait_for_completion_timeout(&client->uses_zero,
+					    msecs_to_jiffies(IB_CLIENT_WAIT_MS)))
+		pr_warn("ib_core: client %s: unregistration waits for %u device(s) to remove it\n",
+			client->name, refcount_read(&client->uses));
+
 	down_write(&ib_clients_rwsem);
 	list_del(&client->list);
 	up_write(&ib_clients_rwsem);
-
-	list_for_each_entry_reverse(device, &ib_devices, core_list)
-		ib_client_remove_device(client, device);
-
 	ida_free(&ib_client_ida, client->client_id);
-	mutex_unlock(&ib_register_mutex);
 }
 EXPORT_SYMBOL(ib_unregister_client);
 
@@ -146,7 +225,7 @@ void ib_set_client_data(struct ib_device *device, struct ib_client *client, void
 		IB_CORE_RATELIMITED("no device or client\n");
 		return;
 	}
-	if (!xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_ADDED)) {
+	if (!xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_SLOT)) {
 		IB_CORE_RATELIMITED("%s: client %s sets data on a device it was not added to\n",
 				    device->name, client->name);
 		return;

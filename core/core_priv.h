@@ -18,25 +18,36 @@
 	pr_err_ratelimited("ib_core: %s: " fmt, __func__, ##__VA_ARGS__)
 
 /*
- * Locking of the device and client lists (device.c, client.c):
+ * Locking of the device and client lists (device.c, client.c), as upstream
+ * does it: no global lock is held across a client's add() or remove(), nor
+ * across an unregistration's wait for references, so one device's
+ * unregistration blocks neither another's registration nor a client's
+ * registration; add()/remove() may sleep, and must not register or
+ * unregister devices or clients themselves.
  *
- * ib_register_mutex serialises every registration and unregistration of
- * devices and clients, so a client's add() and remove() run at most once per
- * device, under this mutex and in process context.  add()/remove() must
- * therefore not register or unregister devices or clients themselves.
+ * ib_devices_rwsem protects ib_devices (every device from the assignment of
+ * its name to the end of its unregistration, in registration order) and
+ * the changes of a device's reg_state to and from IB_DEV_REGISTERED.  A
+ * walk that calls out drops it, holding a reference on the device it is
+ * at (ib_device_try_get(): the device stays listed meanwhile).
  *
- * ib_devices_rwsem protects ib_devices (the registered, visible devices, in
- * registration order); writers also hold ib_register_mutex, so holders of
- * ib_register_mutex may walk the list without the rwsem.
+ * ib_clients_rwsem protects ib_clients (every client from its registration
+ * to the end of its unregistration, in registration order) and each
+ * client's registered flag.  A walk that calls out drops it, holding a use
+ * of the client it is at (client->uses: the client stays listed).
  *
- * ib_clients_rwsem protects ib_clients (registered clients, in registration
- * order); writers also hold ib_register_mutex.
+ * A device's client_data_rwsem makes each client's add() and remove() on it
+ * happen once, whichever of the racing paths (the device's registration or
+ * unregistration, the client's) gets there: written briefly to claim a
+ * slot or a removal, read across add() so that the removal waits for it.
+ * A client on a device holds a reference on the device and a use of the
+ * client, so the device's unregistration (its reference wait) and the
+ * client's (uses_zero) both end after every remove().
  *
- * Order: ib_register_mutex, then ib_devices_rwsem or ib_clients_rwsem, then a
- * device's event_handler_rwsem.  A device's port cache lock (cache.c) is a
- * leaf.
+ * Order: ib_devices_rwsem or ib_clients_rwsem (never both), then a device's
+ * client_data_rwsem or event_handler_rwsem.  A device's port cache lock
+ * (cache.c) is a leaf.
  */
-extern struct mutex ib_register_mutex;
 extern struct rw_semaphore ib_devices_rwsem;
 extern struct list_head ib_devices;
 extern struct rw_semaphore ib_clients_rwsem;
@@ -72,7 +83,7 @@ struct ib_port_cache {
 bool ib_device_is_registered(struct ib_device *device);
 
 /* client.c */
-int ib_client_add_device(struct ib_client *client, struct ib_device *device);
+void ib_client_add_device(struct ib_client *client, struct ib_device *device);
 void ib_client_remove_device(struct ib_client *client, struct ib_device *device);
 void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);

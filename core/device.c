@@ -9,8 +9,7 @@
 #include <linux/workqueue.h>
 #include "core_priv.h"
 
-/* Registration of devices and clients; the list of devices (core_priv.h). */
-DEFINE_MUTEX(ib_register_mutex);
+/* The list of devices (core_priv.h). */
 DECLARE_RWSEM(ib_devices_rwsem);
 LIST_HEAD(ib_devices);
 
@@ -54,6 +53,7 @@ struct ib_device *_ib_alloc_device(size_t size)
 	refcount_set(&device->refcount, 0);
 	init_completion(&device->unreg_done);
 	init_rwsem(&device->event_handler_rwsem);
+	init_rwsem(&device->client_data_rwsem);
 	INIT_LIST_HEAD(&device->event_handlers);
 	return device;
 }
@@ -99,7 +99,7 @@ struct ib_device *ib_device_get_by_name(const char *name)
 	down_read(&ib_devices_rwsem);
 	list_for_each_entry(device, &ib_devices, core_list) {
 		if (!strcmp(device->name, name)) {
-			if (ib_device_try_get(device))
+			if (ib_device_is_registered(device) && ib_device_try_get(device))
 				found = device;
 			break;
 		}
@@ -118,7 +118,7 @@ static bool ib_name_in_use(const char *name)
 {
 	struct ib_device *device;
 
-	lockdep_assert_held(&ib_register_mutex);
+	lockdep_assert_held_write(&ib_devices_rwsem);
 	list_for_each_entry(device, &ib_devices, core_list)
 		if (!strcmp(device->name, name))
 			return true;
@@ -145,7 +145,7 @@ static int ib_assign_name(struct ib_device *device, const char *pattern)
 	char buf[IB_DEVICE_NAME_MAX];
 	int prefix, i, len;
 
-	lockdep_assert_held(&ib_register_mutex);
+	lockdep_assert_held_write(&ib_devices_rwsem);
 
 	prefix = ib_name_pattern_split(pattern);
 	if (prefix < -1)
@@ -238,30 +238,33 @@ int ib_register_device(struct ib_device *device, const char *name)
 		return -EINVAL;
 	}
 
-	mutex_lock(&ib_register_mutex);
-	if (device->reg_state != IB_DEV_UNINITIALIZED) {
+	/* the name is the device's from here until its unregistration ends */
+	down_write(&ib_devices_rwsem);
+	if (device->reg_state != IB_DEV_UNINITIALIZED || !list_empty(&device->core_list)) {
+		up_write(&ib_devices_rwsem);
 		IB_CORE_RATELIMITED("%s: registered twice\n", device->name);
-		ret = -EINVAL;
-		goto err_unlock;
+		return -EINVAL;
 	}
-
 	ret = ib_assign_name(device, name);
+	if (!ret)
+		list_add_tail(&device->core_list, &ib_devices);
+	up_write(&ib_devices_rwsem);
 	if (ret) {
 		pr_err("ib_core: no free device name for \"%s\": %d\n", name, ret);
-		goto err_unlock;
+		return ret;
 	}
 
 	memset(&device->attrs, 0, sizeof(device->attrs));
 	ret = device->ops->query_device(device, &device->attrs);
 	if (ret) {
 		pr_err("ib_core: %s: query_device failed: %d\n", device->name, ret);
-		goto err_unlock;
+		goto err_name;
 	}
 
 	ret = ib_cache_setup(device);
 	if (ret) {
 		pr_err("ib_core: %s: port cache setup failed: %d\n", device->name, ret);
-		goto err_unlock;
+		goto err_name;
 	}
 
 	ret = ib_fill_groups(device);
@@ -290,23 +293,21 @@ int ib_register_device(struct ib_device *device, const char *name)
 
 	refcount_set(&device->refcount, 1);
 	reinit_completion(&device->unreg_done);
-	WRITE_ONCE(device->reg_state, IB_DEV_REGISTERED);
-
-	ib_clients_add_device(device);
-
 	down_write(&ib_devices_rwsem);
-	list_add_tail(&device->core_list, &ib_devices);
+	WRITE_ONCE(device->reg_state, IB_DEV_REGISTERED);
 	up_write(&ib_devices_rwsem);
 
-	mutex_unlock(&ib_register_mutex);
+	ib_clients_add_device(device);
 	return 0;
 
 err_del:
 	device_del(&device->dev);
 err_cache:
 	ib_cache_cleanup(device);
-err_unlock:
-	mutex_unlock(&ib_register_mutex);
+err_name:
+	down_write(&ib_devices_rwsem);
+	list_del_init(&device->core_list);
+	up_write(&ib_devices_rwsem);
 	return ret;
 }
 EXPORT_SYMBOL(ib_register_device);
@@ -320,22 +321,22 @@ static void ib_wait_for_references(struct ib_device *device)
 			device->name, refcount_read(&device->refcount));
 }
 
+/*
+ * No global lock is held past the state change: other devices register
+ * and unregister, and clients come and go, while this one waits.
+ */
 void ib_unregister_device(struct ib_device *device)
 {
 	if (!device)
 		return;
 
-	mutex_lock(&ib_register_mutex);
+	/* No new lookup or client finds it ... */
+	down_write(&ib_devices_rwsem);
 	if (device->reg_state != IB_DEV_REGISTERED) {
-		IB_CORE_RATELIMITED("%s: not registered\n",
-				    device->name);
-		mutex_unlock(&ib_register_mutex);
+		up_write(&ib_devices_rwsem);
+		IB_CORE_RATELIMITED("%s: not registered\n", device->name);
 		return;
 	}
-
-	/* No new lookups find it ... */
-	down_write(&ib_devices_rwsem);
-	list_del_init(&device->core_list);
 	WRITE_ONCE(device->reg_state, IB_DEV_UNREGISTERING);
 	up_write(&ib_devices_rwsem);
 
@@ -355,7 +356,10 @@ void ib_unregister_device(struct ib_device *device)
 	device_del(&device->dev);
 	ib_cache_cleanup(device);
 
+	/* the name is free again */
+	down_write(&ib_devices_rwsem);
+	list_del_init(&device->core_list);
 	WRITE_ONCE(device->reg_state, IB_DEV_UNREGISTERED);
-	mutex_unlock(&ib_register_mutex);
+	up_write(&ib_devices_rwsem);
 }
 EXPORT_SYMBOL(ib_unregister_device);

@@ -841,6 +841,8 @@ struct ib_device {
 	enum ib_device_reg_state	reg_state;
 	struct list_head		core_list;	/* ib_core's device list */
 	struct xarray			client_data;	/* client id -> client data */
+	/* which clients are added, once each (core_priv.h) */
+	struct rw_semaphore		client_data_rwsem;
 	refcount_t			refcount;	/* ib_device_get()/put() */
 	struct completion		unreg_done;	/* refcount reached 0 */
 	/* protects event_handlers; taken by the event work, never in IRQ */
@@ -909,6 +911,9 @@ struct ib_client {
 	/* ib_core */
 	u32		client_id;
 	struct list_head list;
+	bool		registered;	/* added to devices from now on */
+	refcount_t	uses;		/* its registration and each device it is on */
+	struct completion uses_zero;
 };
 
 /* [sleep] calls add() for every present device, in registration order */

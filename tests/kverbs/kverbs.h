@@ -252,6 +252,10 @@ int kv_case_inline_limit(struct kv_self *s);
 int kv_case_cq_max(struct kv_self *s);
 int kv_case_cq_resize_busy(struct kv_self *s);
 
+/* kverbs_unreg.c: a reference held across a device's unregistration */
+void kv_unreg_init(struct dentry *root);
+void kv_unreg_exit(void);
+
 /* kverbs_peer.c: the two-node test, through debugfs */
 struct kv_peer;
 struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root);

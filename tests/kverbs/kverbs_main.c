@@ -5,7 +5,8 @@
  * As an ib_client it logs every device it is added to and removed from,
  * and every port/device event; with selftest=1 it runs the one-card
  * self-test on each device (from a work item); its debugfs directory
- * (/sys/kernel/debug/ibstack_kverbs/<device>/) drives the two-node test.
+ * (/sys/kernel/debug/ibstack_kverbs/<device>/) drives the two-node test,
+ * and its top (kverbs_unreg.c) holds a device across its unregistration.
  * The log lines are a contract with the test scripts:
  *	ibstack_kverbs: add <dev>		ibstack_kverbs: remove <dev>
  *	ibstack_kverbs: event <dev> port <n> <NAME>
@@ -143,6 +144,7 @@ static int __init kv_init(void)
 	if (!kv_wq)
 		return -ENOMEM;
 	kv_debugfs = debugfs_create_dir("ibstack_kverbs", NULL);
+	kv_unreg_init(kv_debugfs);
 	ret = ib_register_client(&kv_client);
 	if (ret)
 		goto err_debugfs;
@@ -150,6 +152,7 @@ static int __init kv_init(void)
 
 err_debugfs:
 	debugfs_remove_recursive(kv_debugfs);
+	kv_unreg_exit();
 	destroy_workqueue(kv_wq);
 	return ret;
 }
@@ -158,6 +161,7 @@ static void __exit kv_exit(void)
 {
 	ib_unregister_client(&kv_client);
 	debugfs_remove_recursive(kv_debugfs);
+	kv_unreg_exit();
 	destroy_workqueue(kv_wq);
 }
 
