@@ -135,9 +135,35 @@ void ib_clients_remove_device(struct ib_device *device)
 	up_read(&ib_clients_rwsem);
 }
 
-int ib_register_client(struct ib_client *client)
+/*
+ * The client added to every listed device, oldest first, or removed from
+ * every one, newest first.  A reference keeps the device listed while the
+ * list's lock is dropped around the call.
+ */
+static void ib_client_all_devices(struct ib_client *client, bool add)
 {
 	struct ib_device *device;
+	struct list_head *pos;
+
+	down_read(&ib_devices_rwsem);
+	for (pos = add ? ib_devices.next : ib_devices.prev; pos != &ib_devices;
+	     pos = add ? pos->next : pos->prev) {
+		device = list_entry(pos, struct ib_device, core_list);
+		if (!ib_device_try_get(device))
+			continue;
+		up_read(&ib_devices_rwsem);
+		if (add)
+			ib_client_add_device(client, device);
+		else
+			ib_client_remove_device(client, device);
+		down_read(&ib_devices_rwsem);
+		ib_device_put(device);
+	}
+	up_read(&ib_devices_rwsem);
+}
+
+int ib_register_client(struct ib_client *client)
+{
 	int id;
 
 	if (!client || !client->name) {
@@ -156,25 +182,13 @@ int ib_register_client(struct ib_client *client)
 	list_add_tail(&client->list, &ib_clients);
 	up_write(&ib_clients_rwsem);
 
-	/* every registered device, oldest first; a reference keeps it listed */
-	down_read(&ib_devices_rwsem);
-	list_for_each_entry(device, &ib_devices, core_list) {
-		if (!ib_device_try_get(device))
-			continue;
-		up_read(&ib_devices_rwsem);
-		ib_client_add_device(client, device);
-		down_read(&ib_devices_rwsem);
-		ib_device_put(device);
-	}
-	up_read(&ib_devices_rwsem);
+	ib_client_all_devices(client, true);
 	return 0;
 }
 EXPORT_SYMBOL(ib_register_client);
 
 void ib_unregister_client(struct ib_client *client)
 {
-	struct ib_device *device;
-
 	if (!client)
 		return;
 
@@ -182,16 +196,7 @@ void ib_unregister_client(struct ib_client *client)
 	WRITE_ONCE(client->registered, false);
 	up_write(&ib_clients_rwsem);
 
-	down_read(&ib_devices_rwsem);
-	list_for_each_entry_reverse(device, &ib_devices, core_list) {
-		if (!ib_device_try_get(device))
-			continue;
-		up_read(&ib_devices_rwsem);
-		ib_client_remove_device(client, device);
-		down_read(&ib_devices_rwsem);
-		ib_device_put(device);
-	}
-	up_read(&ib_devices_rwsem);
+	ib_client_all_devices(client, false);
 
 	/* a device's unregistration may be calling remove() right now */
 	ib_client_put(client);

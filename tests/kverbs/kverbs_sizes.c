@@ -60,17 +60,14 @@ int kv_case_inline_limit(struct kv_self *s)
 	struct ib_sge ss[2], rs;
 	struct ib_wc wc;
 	u32 max, len[2];
-	u8 *src;
+	u8 *src = s->a.cpu;	/* inline: by CPU address */
 	int ret, err, i;
 
-	src = kmalloc(4096, GFP_KERNEL);
-	if (!src)
-		return kv_fail(r, "no memory");
-	for (i = 0; i < 4096; i++)
-		src[i] = (u8)(i * 7 + 3);
+	kv_buf_cpu(&s->a);
+	kv_fill(&s->a, 0, 4096, 97);
 	ret = kv_pair_create(r, p, IB_QPT_RC, &o);
 	if (ret)
-		goto out_free;
+		return ret;
 	max = p->a.cap.max_inline_data;
 	if (max < 64 || max >= 4096) {
 		ret = kv_fail(r, "granted max_inline_data %u for 64", max);
@@ -90,6 +87,9 @@ int kv_case_inline_limit(struct kv_self *s)
 		goto out;
 
 	/* a chain: the first (max bytes) is posted, the second refused */
+	kv_buf_cpu(&s->b);
+	memset(s->b.cpu, 0, 4096);
+	kv_buf_dev(&s->b);
 	rs = kv_sge_mr(&s->b, 0, 4096);
 	ret = kv_recv(r, p->b.qp, 1, &rs, 1);
 	if (ret)
@@ -113,7 +113,8 @@ int kv_case_inline_limit(struct kv_self *s)
 		goto out;
 	}
 	/* the data must be in the WQE already */
-	memset(src, 0xee, max);
+	kv_fill(&s->a, 0, max, 98);
+	kv_buf_dev(&s->a);
 	ret = kv_expect(r, &p->a.scq, "inline SEND of max_inline_data", 70, IB_WC_SUCCESS,
 			IB_WC_SEND, NULL);
 	ret = ret ?: kv_expect(r, &p->b.rcq, "its receive", 1, IB_WC_SUCCESS, IB_WC_RECV,
@@ -126,17 +127,10 @@ int kv_case_inline_limit(struct kv_self *s)
 		goto out;
 	}
 	kv_buf_cpu(&s->b);
-	for (i = 0; i < max; i++) {
-		if (((u8 *)s->b.cpu)[i] != (u8)(i * 7 + 3)) {
-			ret = kv_fail(r, "inline byte %d is 0x%02x", i, ((u8 *)s->b.cpu)[i]);
-			break;
-		}
-	}
+	ret = kv_check_fill(r, &s->b, 0, max, 97, "inline data");
 out:
 	if (kv_pair_destroy(r, p))
 		ret = -EIO;
-out_free:
-	kfree(src);
 	return ret;
 }
 

@@ -22,32 +22,13 @@
 static int kv_mc_sender(struct kv_run *r, struct kv_ep *ep, const union ib_gid *mgid,
 			u16 mlid, struct ib_ah **ah)
 {
-	struct ib_ah_attr aa;
 	int ret;
 
-	ret = kv_ep_init(r, ep, 2, 0);
+	ret = kv_ud_ep(r, ep, 2, NULL);
 	if (ret)
 		return ret;
-	ep->qp = kv_qp_create(r, ep, IB_QPT_UD, NULL, NULL, NULL);
-	if (!ep->qp)
-		return -EIO;
-	ret = kv_qp_init(r, ep->qp, IB_QPT_UD, 2, KV_QKEY);
-	ret = ret ?: kv_qp_rtr_rts(r, ep->qp, IB_QPT_UD, 2, 0, 0, 0, 0x99, IB_MTU_256);
-	if (ret)
-		return ret;
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = mlid;
-	aa.port_num = 2;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.dgid = *mgid;
-	aa.grh.hop_limit = 1;
-	*ah = ib_create_ah(r->pd, &aa);
-	if (IS_ERR_OR_NULL(*ah)) {
-		ret = kv_fail(r, "multicast ib_create_ah failed: %ld",
-			      *ah ? PTR_ERR(*ah) : -EINVAL);
-		*ah = NULL;
-	}
-	return ret;
+	*ah = kv_mc_ah(r, mgid, mlid, 2);
+	return *ah ? 0 : -EIO;
 }
 
 /* One message to the group must reach the member. */
@@ -74,17 +55,14 @@ static int kv_mc_reaches(struct kv_self *s, struct kv_ep *snd, struct ib_ah *ah,
  */
 int kv_case_mcast_busy(struct kv_self *s)
 {
-	static const u8 mgid_raw[16] = {
-		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x4b, 0x56, 0, 3
-	};
-	const u16 mlid = 0xc044;
 	struct kv_run *r = &s->r;
 	struct kv_ep m = { 0 }, snd = { 0 };
 	struct ib_ah *ah = NULL;
 	union ib_gid mgid;
 	int attached = 0, ret, err;
+	u16 mlid;
 
-	memcpy(mgid.raw, mgid_raw, 16);
+	kv_mc_group(3, &mgid, &mlid);
 	ret = kv_mc_member(r, &m, 0, &mgid, mlid);
 	if (ret)
 		goto out;
@@ -99,40 +77,26 @@ int kv_case_mcast_busy(struct kv_self *s)
 	if (ret)
 		goto out;
 
-	err = ib_destroy_qp(m.qp);
-	if (err != -EBUSY) {
-		ret = kv_fail(r, "ib_destroy_qp of a QP attached twice: %d, want -EBUSY", err);
-		if (!err)
-			m.qp = NULL;
-		goto out;
+	/* refused with 2, then 1 attachment left, a member all along */
+	while (attached) {
+		err = ib_destroy_qp(m.qp);
+		if (err != -EBUSY) {
+			ret = kv_fail(r, "ib_destroy_qp attached %d time(s): %d, want -EBUSY",
+				      attached, err);
+			if (!err)
+				m.qp = NULL;
+			goto out;
+		}
+		ret = kv_mc_reaches(s, &snd, ah, &m, attached, "a QP refused destruction");
+		if (ret)
+			goto out;
+		err = ib_detach_mcast(m.qp, &mgid, mlid);
+		if (err) {
+			ret = kv_fail(r, "ib_detach_mcast attached %d time(s): %d", attached, err);
+			goto out;
+		}
+		attached--;
 	}
-	ret = kv_mc_reaches(s, &snd, ah, &m, 1, "the refused QP still receives");
-	if (ret)
-		goto out;
-
-	err = ib_detach_mcast(m.qp, &mgid, mlid);
-	if (err) {
-		ret = kv_fail(r, "first ib_detach_mcast: %d", err);
-		goto out;
-	}
-	attached = 1;
-	err = ib_destroy_qp(m.qp);
-	if (err != -EBUSY) {
-		ret = kv_fail(r, "ib_destroy_qp with one attachment left: %d, want -EBUSY", err);
-		if (!err)
-			m.qp = NULL;
-		goto out;
-	}
-	ret = kv_mc_reaches(s, &snd, ah, &m, 2, "a member with one attachment left");
-	if (ret)
-		goto out;
-
-	err = ib_detach_mcast(m.qp, &mgid, mlid);
-	if (err) {
-		ret = kv_fail(r, "second ib_detach_mcast: %d", err);
-		goto out;
-	}
-	attached = 0;
 	err = ib_detach_mcast(m.qp, &mgid, mlid);
 	if (err != -EINVAL) {
 		ret = kv_fail(r, "ib_detach_mcast of a group left: %d, want -EINVAL", err);

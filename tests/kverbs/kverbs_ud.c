@@ -299,22 +299,18 @@ out:
  */
 int kv_case_mcast(struct kv_self *s)
 {
-	static const u8 mgid_raw[16] = {
-		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x4b, 0x56, 0, 1
-	};
-	const u16 mlid = 0xc042;
 	struct kv_run *r = &s->r;
 	struct kv_ep c = { 0 };
 	union ib_gid mgid;
-	struct ib_ah_attr aa;
 	struct ib_ah *ah = NULL;
 	struct ib_sge ss, rs;
 	struct ib_wc wc;
 	struct kv_pair p;
 	bool b_in = false, c_in = false, have_c = false;
 	int ret, err;
+	u16 mlid;
 
-	memcpy(mgid.raw, mgid_raw, 16);
+	kv_mc_group(1, &mgid, &mlid);
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
 		return ret;
@@ -344,18 +340,9 @@ int kv_case_mcast(struct kv_self *s)
 		goto out;
 	}
 	c_in = true;
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = mlid;
-	aa.port_num = 1;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.dgid = mgid;
-	aa.grh.sgid_index = 0;
-	aa.grh.hop_limit = 1;
-	ah = ib_create_ah(r->pd, &aa);
-	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "multicast ib_create_ah failed: %ld",
-			      ah ? PTR_ERR(ah) : -EINVAL);
-		ah = NULL;
+	ah = kv_mc_ah(r, &mgid, mlid, 1);
+	if (!ah) {
+		ret = -EIO;
 		goto out;
 	}
 	kv_pattern_dev(&s->a, 0, 512, 61);
@@ -642,6 +629,52 @@ out:
 	return ret;
 }
 
+/* Test group n: its MGID (ff12:401b:ffff::4b56:0:n) and MLID (0xc041 + n). */
+void kv_mc_group(u8 n, union ib_gid *mgid, u16 *mlid)
+{
+	static const u8 raw[16] = {
+		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x4b, 0x56, 0, 0
+	};
+
+	memcpy(mgid->raw, raw, sizeof(raw));
+	mgid->raw[15] = n;
+	*mlid = 0xc041 + n;
+}
+
+/* An AH from the port to the group, with a GRH; NULL (kv_fail) on failure. */
+struct ib_ah *kv_mc_ah(struct kv_run *r, const union ib_gid *mgid, u16 mlid, u32 port)
+{
+	struct ib_ah_attr aa;
+	struct ib_ah *ah;
+
+	memset(&aa, 0, sizeof(aa));
+	aa.dlid = mlid;
+	aa.port_num = port;
+	aa.ah_flags = IB_AH_GRH;
+	aa.grh.dgid = *mgid;
+	aa.grh.hop_limit = 1;
+	ah = ib_create_ah(r->pd, &aa);
+	if (!IS_ERR_OR_NULL(ah))
+		return ah;
+	kv_fail(r, "multicast ib_create_ah failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
+	return NULL;
+}
+
+/* A UD QP of its own CQs on the port, in RTS. */
+int kv_ud_ep(struct kv_run *r, struct kv_ep *ep, u32 port, const struct kv_pair_opts *o)
+{
+	int ret;
+
+	ret = kv_ep_init(r, ep, port, 0);
+	if (ret)
+		return ret;
+	ep->qp = kv_qp_create(r, ep, IB_QPT_UD, o, NULL, NULL);
+	if (!ep->qp)
+		return -EIO;
+	ret = kv_qp_init(r, ep->qp, IB_QPT_UD, port, KV_QKEY);
+	return ret ?: kv_qp_rtr_rts(r, ep->qp, IB_QPT_UD, port, 0, 0, 0, 0x77, IB_MTU_256);
+}
+
 /* A UD QP on port 1 that joins the group; flags at creation. */
 int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
 		 const union ib_gid *mgid, u16 mlid)
@@ -649,14 +682,7 @@ int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
 	struct kv_pair_opts o = { .create_flags = create_flags };
 	int ret, err;
 
-	ret = kv_ep_init(r, ep, 1, 0);
-	if (ret)
-		return ret;
-	ep->qp = kv_qp_create(r, ep, IB_QPT_UD, &o, NULL, NULL);
-	if (!ep->qp)
-		return -EIO;
-	ret = kv_qp_init(r, ep->qp, IB_QPT_UD, 1, KV_QKEY);
-	ret = ret ?: kv_qp_rtr_rts(r, ep->qp, IB_QPT_UD, 1, 0, 0, 0, 0x77, IB_MTU_256);
+	ret = kv_ud_ep(r, ep, 1, &o);
 	if (ret)
 		return ret;
 	err = ib_attach_mcast(ep->qp, mgid, mlid);
@@ -672,36 +698,24 @@ int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
  */
 int kv_case_mcast_loopback(struct kv_self *s)
 {
-	static const u8 mgid_raw[16] = {
-		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0x4b, 0x56, 0, 2
-	};
-	const u16 mlid = 0xc043;
 	struct kv_run *r = &s->r;
 	struct kv_ep open = { 0 }, blocked = { 0 };
-	struct ib_ah_attr aa;
 	struct ib_ah *ah = NULL;
 	union ib_gid mgid;
 	struct ib_sge ss, rs;
 	struct ib_wc wc;
 	int ret;
+	u16 mlid;
 
-	memcpy(mgid.raw, mgid_raw, 16);
+	kv_mc_group(2, &mgid, &mlid);
 	ret = kv_mc_member(r, &open, 0, &mgid, mlid);
 	ret = ret ?: kv_mc_member(r, &blocked, IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK,
 				  &mgid, mlid);
 	if (ret)
 		goto out;
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = mlid;
-	aa.port_num = 1;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.dgid = mgid;
-	aa.grh.hop_limit = 1;
-	ah = ib_create_ah(r->pd, &aa);
-	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "multicast ib_create_ah failed: %ld",
-			      ah ? PTR_ERR(ah) : -EINVAL);
-		ah = NULL;
+	ah = kv_mc_ah(r, &mgid, mlid, 1);
+	if (!ah) {
+		ret = -EIO;
 		goto out;
 	}
 	kv_pattern_dev(&s->a, 0, 64, 131);
