@@ -257,7 +257,15 @@ for n in (1, 2):
     g.compare(nm, cmp_diags(nm, "failover-inbox-6.1", "failover-ours-6.1", n, sub="diags-failover"),
               ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
 
-g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload")
+# one node without an SM, for the tests that remove and add the device
+# under the stack's feet: the modprobe cycles (last)
+NOSM = ours(sm=False, part="modprobe")
+
+g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload; "
+          "each allocation of an EQ's creation failing (debug kernel)")
+# failslab and fail-nth exist on the debug kernel only
+g.item("eq-enomem-6.1-debug", dataclasses.replace(NOSM, kernel="6.1-debug"), ST + "/eq-enomem.sh",
+       tier="debug", timeout=1800)
 # (unloads: one per cycle; the script's final unload stands for the boot's
 # closing one, which finds nothing loaded)
 g.item("modprobe-ours-6.1", ours(sm=False, part="modprobe"), ST + "/modprobe-cycle.sh",
