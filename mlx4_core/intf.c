@@ -7,20 +7,14 @@
 
 #include "mlx4_core.h"
 
-/* mlx4_intf_mutex protects both lists and the add/remove calls */
+/*
+ * mlx4_intf_mutex protects both lists, priv->registered and the add/remove
+ * calls.  It is held for those only, never across a reset or a load: one
+ * card's recovery does not hold up another card's interfaces.
+ */
 static DEFINE_MUTEX(mlx4_intf_mutex);
 static LIST_HEAD(mlx4_intf_list);
 static LIST_HEAD(mlx4_dev_list);
-
-void mlx4_intf_lock(void)
-{
-	mutex_lock(&mlx4_intf_mutex);
-}
-
-void mlx4_intf_unlock(void)
-{
-	mutex_unlock(&mlx4_intf_mutex);
-}
 
 static void mlx4_add_one(struct mlx4_interface *intf, struct mlx4_priv *priv)
 {
@@ -28,8 +22,10 @@ static void mlx4_add_one(struct mlx4_interface *intf, struct mlx4_priv *priv)
 
 	lockdep_assert_held(&mlx4_intf_mutex);
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
+	if (!ctx) {
+		dev_err(&priv->dev.pdev->dev, "no memory to add an interface\n");
 		return;
+	}
 	ctx->intf = intf;
 	ctx->context = intf->add(&priv->dev);
 	if (!ctx->context) {
@@ -71,8 +67,7 @@ int mlx4_register_interface(struct mlx4_interface *intf)
 	mutex_lock(&mlx4_intf_mutex);
 	list_add_tail(&intf->list, &mlx4_intf_list);
 	list_for_each_entry(priv, &mlx4_dev_list, dev_list)
-		if (priv->loaded)
-			mlx4_add_one(intf, priv);
+		mlx4_add_one(intf, priv);
 	mutex_unlock(&mlx4_intf_mutex);
 	return 0;
 }
@@ -90,38 +85,31 @@ void mlx4_unregister_interface(struct mlx4_interface *intf)
 }
 EXPORT_SYMBOL(mlx4_unregister_interface);
 
-/* Caller holds the interface lock */
-void mlx4_add_interfaces(struct mlx4_priv *priv)
+/* [sleep] A loaded device: on the list, every interface added. */
+void mlx4_register_device(struct mlx4_priv *priv)
 {
 	struct mlx4_interface *intf;
 
-	list_for_each_entry(intf, &mlx4_intf_list, list)
-		mlx4_add_one(intf, priv);
-}
-
-/* Caller holds the interface lock */
-void mlx4_remove_interfaces(struct mlx4_priv *priv)
-{
-	struct mlx4_interface *intf;
-
-	list_for_each_entry_reverse(intf, &mlx4_intf_list, list)
-		mlx4_remove_one(intf, priv);
-}
-
-int mlx4_register_device(struct mlx4_priv *priv)
-{
 	mutex_lock(&mlx4_intf_mutex);
 	list_add_tail(&priv->dev_list, &mlx4_dev_list);
-	mlx4_add_interfaces(priv);
+	priv->registered = true;
+	list_for_each_entry(intf, &mlx4_intf_list, list)
+		mlx4_add_one(intf, priv);
 	mutex_unlock(&mlx4_intf_mutex);
-	return 0;
 }
 
+/* [sleep] Every interface removed, off the list; nothing if it was not on. */
 void mlx4_unregister_device(struct mlx4_priv *priv)
 {
+	struct mlx4_interface *intf;
+
 	mutex_lock(&mlx4_intf_mutex);
-	mlx4_remove_interfaces(priv);
-	list_del(&priv->dev_list);
+	if (priv->registered) {
+		list_for_each_entry_reverse(intf, &mlx4_intf_list, list)
+			mlx4_remove_one(intf, priv);
+		list_del(&priv->dev_list);
+		priv->registered = false;
+	}
 	mutex_unlock(&mlx4_intf_mutex);
 }
 

@@ -258,7 +258,8 @@ for n in (1, 2):
               ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
 
 # one node without an SM, for the tests that remove and add the device
-# under the stack's feet: the modprobe cycles (last)
+# under the stack's feet: the modprobe cycles (last), a catastrophic error
+# during the removal or found by a command timeout
 NOSM = ours(sm=False, part="modprobe")
 
 g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload; "
@@ -285,6 +286,9 @@ g = group("catas", "a catastrophic error: fatal event, remove, reset, add, ports
 g.item("catas-ours-6.1", ours(), ST + "/catas.sh", needs=("kverbs",), after=catas_reset, timeout=900)
 g.item("kverbs-catas-6.1", ours(), "tests/kverbs/guest/kverbs-catas.sh", needs=("kverbs",),
        after=catas_reset, timeout=900)
+g.item("catas-remove-6.1", NOSM, ST + "/catas-remove.sh", needs=("kverbs",), after=catas_reset,
+       unloads=1)
+g.item("catas-timeout-6.1", NOSM, ST + "/catas-timeout.sh", needs=("kverbs",), after=catas_reset)
 g.item("catas-inbox-6.1", inbox(), ST + "/catas.sh", env={"EVENTS": "asyncwatch"},
        after=catas_reset, tier="full", timeout=900)
 g.item("catas-ours-6.12", ours("6.12"), ST + "/catas.sh", needs=("kverbs",), after=catas_reset,
