@@ -287,6 +287,17 @@ struct mlx4_device_context {
 };
 
 /*
+ * Events that came while an interface's add() ran, before its context was
+ * on the list: handed to it as soon as it is (the last one of each port,
+ * and a catastrophic error).  Under ctx_lock.
+ */
+struct mlx4_add_window {
+	bool			open;
+	bool			fatal;
+	u8			port_event[MLX4_MAX_PORTS + 1];	/* event + 1, 0: none */
+};
+
+/*
  * The card's health (catas.c): NONE; FAILING once an error is seen
  * (commands refused, the reset under way); DEAD once the card is reset and
  * can no longer touch host memory, until the recovery reloads it.
@@ -307,7 +318,8 @@ struct mlx4_priv {
 	bool			registered;
 	/* interface contexts; changed under both ctx_lock and the intf mutex */
 	struct list_head	ctx_list;
-	spinlock_t		ctx_lock;	/* ctx_list, for event dispatch */
+	spinlock_t		ctx_lock;	/* ctx_list, add_window, dispatch */
+	struct mlx4_add_window	add_window;
 
 	void __iomem		*bar0;
 	bool			loaded;		/* mlx4_load() succeeded */

@@ -135,7 +135,9 @@ struct mlx4_interface {
 	/*
 	 * [any] Port and device events, possibly from hard-IRQ context.
 	 * CATASTROPHIC_ERROR comes once the card is reset (it no longer
-	 * touches host memory) and before remove().
+	 * touches host memory) and before remove().  Events that came while
+	 * add() ran are given right after it returned (the last of each
+	 * port, then CATASTROPHIC_ERROR), so none is lost in between.
 	 */
 	void	(*event)(struct mlx4_dev *dev, void *context,
 			 enum mlx4_dev_event event, unsigned long param);

@@ -258,8 +258,8 @@ for n in (1, 2):
               ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
 
 # one node without an SM, for the tests that remove and add the device
-# under the stack's feet: the modprobe cycles (last), a catastrophic error
-# during the removal or found by a command timeout
+# under the stack's feet: the modprobe cycles (last), the add-window events,
+# a catastrophic error during the removal or found by a command timeout
 NOSM = ours(sm=False, part="modprobe")
 
 g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload; "
@@ -279,6 +279,7 @@ g.item("modprobe-inbox-6.1", inbox(sm=False, part="modprobe"), TB + "/modprobe-c
 
 g = group("events", "port events on a cable pull and replug")
 g.item("events-ours-6.1", ours(), ST + "/cable-events.sh", needs=("kverbs",))
+g.item("add-events-6.1", NOSM, ST + "/add-events.sh", needs=("kverbs",))
 g.item("events-inbox-6.1", inbox(), ST + "/cable-events.sh", env={"EVENTS": "asyncwatch"}, tier="full")
 g.item("events-ours-6.12", ours("6.12"), ST + "/cable-events.sh", needs=("kverbs",), tier="full")
 
