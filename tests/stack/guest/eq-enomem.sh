@@ -57,14 +57,14 @@ expect "$t: unbind mlx4_core from $bdf" unbind
 # mlx4_create_eq; eq: in an mlx4_create_eq; post: later, or no injection
 # seen), site (the caller of mlx4_create_eq in the stack), bound, oops;
 # leaves the card unbound
-cls=post site= bound=0 oops=0 armed=0 narmed=0 nattempts=0 oopses=0
+cls=post site='' bound=0 oops=0 armed=0 narmed=0 nattempts=0 oopses=0
 attempt() {
-	local m child log trace i
+	local m child log trace
 	m=$(klog_mark)
 	(echo "$bdf" >"$drv/bind") 2>/dev/null &
 	child=$!
 	armed=0
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		if grep -qs mlx4_reset "/proc/$child/stack"; then
 			echo "$1" >"/proc/$child/fail-nth" && armed=1
 			break
