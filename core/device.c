@@ -340,6 +340,13 @@ void ib_unregister_device(struct ib_device *device)
 	WRITE_ONCE(device->reg_state, IB_DEV_UNREGISTERING);
 	up_write(&ib_devices_rwsem);
 
+	/*
+	 * ... the events the driver reported before (a DEVICE_FATAL just
+	 * ahead of a recovery's removal) reach the clients that are still
+	 * there ...
+	 */
+	flush_workqueue(device->event_wq);
+
 	/* ... the clients let go of it, in the reverse order of their arrival ... */
 	ib_clients_remove_device(device);
 

@@ -64,12 +64,17 @@ static int mlx4_status_to_errno(u8 status)
 	return -EIO;
 }
 
-/* [any] */
+/* [any] The card failed and is reset: it no longer touches host memory. */
 bool mlx4_is_internal_error(struct mlx4_dev *dev)
 {
-	return atomic_read(&mlx4_priv(dev)->internal_error) != 0;
+	return atomic_read(&mlx4_priv(dev)->err_state) == MLX4_ERR_DEAD;
 }
 EXPORT_SYMBOL(mlx4_is_internal_error);
+
+static bool mlx4_cmd_refused(struct mlx4_priv *priv)
+{
+	return atomic_read(&priv->err_state) != MLX4_ERR_NONE;
+}
 
 /* The HCR is busy while GO is set or until the card took our toggle. */
 static bool mlx4_hcr_pending(struct mlx4_cmd *cmd)
@@ -88,10 +93,13 @@ static int mlx4_hcr_post(struct mlx4_priv *priv, u64 in_param, u64 out_param,
 
 	lockdep_assert_held(&cmd->hcr_mutex);
 
+	/* nothing reaches a failed card (mlx4_cmd_fence()) */
+	if (mlx4_cmd_refused(priv))
+		return -EIO;
 	/* in event mode a previous command may still be finishing */
 	end = jiffies + msecs_to_jiffies(event ? HCR_POST_TIMEOUT_MS : 0);
 	while (mlx4_hcr_pending(cmd)) {
-		if (atomic_read(&priv->internal_error))
+		if (mlx4_cmd_refused(priv))
 			return -EIO;
 		if (time_after_eq(jiffies, end)) {
 			dev_err_ratelimited(&priv->dev.pdev->dev,
@@ -135,7 +143,8 @@ static int mlx4_cmd_poll(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 
 	end = jiffies + msecs_to_jiffies(timeout_ms);
 	while (mlx4_hcr_pending(cmd)) {
-		if (atomic_read(&priv->internal_error)) {
+		/* the error path waits for this mutex: give it up at once */
+		if (mlx4_cmd_refused(priv)) {
 			err = -EIO;
 			goto out;
 		}
@@ -188,6 +197,16 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 	ctx->out_param = 0;
 	reinit_completion(&ctx->done);
 	token = ctx->token;
+	/*
+	 * The error path raises err_state before it wakes the busy contexts
+	 * under this lock: either it finds ours, or we see the error here and
+	 * do not wait out the timeout for a card that will never answer.
+	 */
+	if (mlx4_cmd_refused(priv)) {
+		spin_unlock_irq(&cmd->context_lock);
+		err = -EIO;
+		goto out;
+	}
 	spin_unlock_irq(&cmd->context_lock);
 
 	mutex_lock(&cmd->hcr_mutex);
@@ -201,7 +220,7 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 					   msecs_to_jiffies(timeout_ms));
 	spin_lock_irq(&cmd->context_lock);
 	if (!left && ctx->busy) {
-		err = atomic_read(&priv->internal_error) ? -EIO : -ETIMEDOUT;
+		err = mlx4_cmd_refused(priv) ? -EIO : -ETIMEDOUT;
 	} else {
 		err = ctx->result;
 		if (out_is_imm && out_param)
@@ -213,7 +232,7 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 			"command 0x%x (in_mod 0x%x) timed out after %lu ms (event mode)\n",
 			op, in_mod, timeout_ms);
 		/* firmware that stops answering is as good as dead: recover */
-		if (op != MLX4_CMD_NOP && priv->loaded)
+		if (op != MLX4_CMD_NOP && READ_ONCE(priv->loaded))
 			mlx4_enter_error_state(priv);
 	} else if (err && err != -EIO) {
 		dev_err_ratelimited(&priv->dev.pdev->dev,
@@ -259,7 +278,17 @@ void mlx4_cmd_event(struct mlx4_priv *priv, u16 token, u8 status, u64 out_param)
 	spin_unlock_irqrestore(&cmd->context_lock, flags);
 }
 
-/* After a catastrophic error: every waiting command fails now. */
+/*
+ * [sleep] err_state is raised: once this returns no command writes the HCR
+ * (a post under way has finished; a poller gives the mutex up at once).
+ */
+void mlx4_cmd_fence(struct mlx4_priv *priv)
+{
+	mutex_lock(&priv->cmd.hcr_mutex);
+	mutex_unlock(&priv->cmd.hcr_mutex);
+}
+
+/* After a catastrophic error and the reset: every waiting command fails now. */
 void mlx4_cmd_wake_all(struct mlx4_priv *priv)
 {
 	struct mlx4_cmd *cmd = &priv->cmd;
@@ -286,9 +315,10 @@ static int mlx4_cmd_exec(struct mlx4_dev *dev, u64 in_param, u64 *out_param,
 	struct mlx4_priv *priv = mlx4_priv(dev);
 	int err;
 
-	if (atomic_read(&priv->internal_error))
-		return -EIO;
-
+	if (mlx4_cmd_refused(priv)) {
+		err = -EIO;
+		goto out;
+	}
 	down_read(&priv->cmd.mode_sem);
 	if (priv->cmd.use_events)
 		err = mlx4_cmd_wait(priv, in_param, out_param, out_is_imm,
@@ -297,6 +327,13 @@ static int mlx4_cmd_exec(struct mlx4_dev *dev, u64 in_param, u64 *out_param,
 		err = mlx4_cmd_poll(priv, in_param, out_param, out_is_imm,
 				    in_mod, op_mod, op, timeout_ms);
 	up_read(&priv->cmd.mode_sem);
+out:
+	/*
+	 * A command that failed on a failing card returns once the card is
+	 * reset: its caller may then free what the card used.
+	 */
+	if (err && mlx4_cmd_refused(priv))
+		mlx4_wait_quiet(priv);
 	return err;
 }
 

@@ -206,11 +206,12 @@ static void __iomem *mlx4_eq_doorbell(struct mlx4_priv *priv, int eqn)
 	return t->uar_map[page] + MLX4_EQ_DOORBELL + 8 * (eqn % 4);
 }
 
+/* Also for a half-built EQ: no array yet, or pages not all allocated. */
 static void mlx4_eq_free_pages(struct mlx4_priv *priv, struct mlx4_eq *eq)
 {
 	int i;
 
-	for (i = 0; i < eq->npages; i++)
+	for (i = 0; eq->pages && i < eq->npages; i++)
 		if (eq->pages[i].buf)
 			dma_free_coherent(mlx4_dma_dev(&priv->dev), PAGE_SIZE,
 					  eq->pages[i].buf, eq->pages[i].map);

@@ -15,8 +15,6 @@ MODULE_AUTHOR("ibstack");
 MODULE_DESCRIPTION("ConnectX-3 core driver (InfiniBand)");
 MODULE_LICENSE("GPL");
 
-struct workqueue_struct *mlx4_wq;
-
 /* Capabilities mlx4_ib sees, from QUERY_FW/QUERY_DEV_CAP/QUERY_PORT */
 static void mlx4_fill_caps(struct mlx4_priv *priv)
 {
@@ -109,6 +107,8 @@ int mlx4_load(struct mlx4_priv *priv)
 	err = mlx4_reset(priv);
 	if (err)
 		goto err_owner;
+	/* off if the reset after an internal error failed */
+	pci_set_master(priv->dev.pdev);
 	err = mlx4_cmd_init(priv);
 	if (err)
 		goto err_owner;
@@ -205,7 +205,7 @@ void mlx4_unload(struct mlx4_priv *priv)
 	mlx4_cleanup_mr_table(priv);
 	mlx4_cleanup_uar_table(priv);
 	err = mlx4_CLOSE_HCA(priv);
-	if (err && !atomic_read(&priv->internal_error))
+	if (err && !mlx4_is_internal_error(&priv->dev))
 		dev_warn(&priv->dev.pdev->dev, "CLOSE_HCA failed: %d\n", err);
 	mlx4_cleanup_icm(priv);
 	mlx4_unmap_fa(priv);
@@ -282,12 +282,14 @@ static int mlx4_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&priv->qp_table.xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&priv->srq_table.xa, XA_FLAGS_LOCK_IRQ);
 	mlx4_init_db_table(priv);
-	mlx4_init_catas(priv);
+	err = mlx4_init_catas(priv);
+	if (err)
+		goto err_free;
 
 	priv->bar0 = pci_iomap(pdev, 0, 0);
 	if (!priv->bar0) {
 		err = -ENOMEM;
-		goto err_free;
+		goto err_catas;
 	}
 	pci_set_drvdata(pdev, priv);
 
@@ -301,6 +303,8 @@ static int mlx4_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_unmap:
 	pci_set_drvdata(pdev, NULL);
 	pci_iounmap(pdev, priv->bar0);
+err_catas:
+	mlx4_cleanup_catas(priv);
 err_free:
 	kfree(priv);
 err_pci:
@@ -312,13 +316,18 @@ static void mlx4_remove(struct pci_dev *pdev)
 {
 	struct mlx4_priv *priv = pci_get_drvdata(pdev);
 
-	mlx4_stop_catas_poll(priv);
-	/* an internal error nobody recovered from: quiet the card first */
-	if (priv->loaded && atomic_read(&priv->internal_error))
-		mlx4_reset(priv);
+	/*
+	 * A recovery under way ends first and none starts after; an error
+	 * while the interfaces go still resets the card (the poll runs on)
+	 * and tells them, so that none waits for a dead card.
+	 */
+	mlx4_forbid_restart(priv);
 	mlx4_unregister_device(priv);
+	mlx4_stop_catas_poll(priv);
 	if (priv->loaded)
 		mlx4_unload(priv);
+	/* the health work still queued ends before priv goes */
+	mlx4_cleanup_catas(priv);
 	mlx4_cleanup_db_table(priv);
 	xa_destroy(&priv->cq_table.xa);
 	xa_destroy(&priv->qp_table.xa);
@@ -344,21 +353,12 @@ static struct pci_driver mlx4_driver = {
 
 static int __init mlx4_init(void)
 {
-	int err;
-
-	mlx4_wq = alloc_ordered_workqueue(DRV_NAME, 0);
-	if (!mlx4_wq)
-		return -ENOMEM;
-	err = pci_register_driver(&mlx4_driver);
-	if (err)
-		destroy_workqueue(mlx4_wq);
-	return err;
+	return pci_register_driver(&mlx4_driver);
 }
 
 static void __exit mlx4_exit(void)
 {
 	pci_unregister_driver(&mlx4_driver);
-	destroy_workqueue(mlx4_wq);
 }
 
 module_init(mlx4_init);

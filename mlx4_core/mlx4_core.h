@@ -286,21 +286,44 @@ struct mlx4_device_context {
 	void			*context;
 };
 
+/*
+ * Events that came while an interface's add() ran, before its context was
+ * on the list: handed to it as soon as it is (the last one of each port,
+ * and a catastrophic error).  Under ctx_lock.
+ */
+struct mlx4_add_window {
+	bool			open;
+	bool			fatal;
+	u8			port_event[MLX4_MAX_PORTS + 1];	/* event + 1, 0: none */
+};
+
+/*
+ * The card's health (catas.c): NONE; FAILING once an error is seen
+ * (commands refused, the reset under way); DEAD once the card is reset and
+ * can no longer touch host memory, until the recovery reloads it.
+ */
+enum mlx4_err_state {
+	MLX4_ERR_NONE,
+	MLX4_ERR_FAILING,
+	MLX4_ERR_DEAD,
+};
+
 /* ---------------------------------------------------------------------- */
 
 struct mlx4_priv {
 	struct mlx4_dev		dev;
 
-	struct list_head	dev_list;	/* on the global device list */
+	/* on the device list, interfaces added; both under the intf mutex */
+	struct list_head	dev_list;
+	bool			registered;
 	/* interface contexts; changed under both ctx_lock and the intf mutex */
 	struct list_head	ctx_list;
-	spinlock_t		ctx_lock;	/* ctx_list, for event dispatch */
+	spinlock_t		ctx_lock;	/* ctx_list, add_window, dispatch */
+	struct mlx4_add_window	add_window;
 
 	void __iomem		*bar0;
 	bool			loaded;		/* mlx4_load() succeeded */
-	bool			removing;	/* no more recoveries */
 	bool			msi_x;		/* try MSI-X at the next load */
-	atomic_t		internal_error;
 
 	struct mlx4_cmd		cmd;
 	struct mlx4_fw		fw;
@@ -327,10 +350,21 @@ struct mlx4_priv {
 	struct mlx4_mcg_table	mcg_table;
 	int			base_sqpn;
 
-	/* catastrophic errors (catas.c) */
+	/*
+	 * Catastrophic errors and the recovery (catas.c).  The card's own
+	 * ordered workqueue runs its error-buffer poll and its health work,
+	 * so that no card waits for another's recovery.
+	 */
+	struct workqueue_struct	*health_wq;
 	void __iomem		*catas_buf;
 	struct delayed_work	catas_poll;
-	struct work_struct	restart_work;
+	struct work_struct	health_work;	/* tell the clients, then recover */
+	/* err_state leaves NONE under it; held across the reset */
+	struct mutex		err_mutex;
+	atomic_t		err_state;	/* enum mlx4_err_state */
+	/* a recovery against the removal; held across the whole recovery */
+	struct mutex		restart_mutex;
+	bool			removing;	/* under restart_mutex: no recovery */
 	unsigned int		restarts;
 };
 
@@ -345,7 +379,6 @@ static inline struct device *mlx4_dma_dev(struct mlx4_dev *dev)
 }
 
 /* main.c */
-extern struct workqueue_struct *mlx4_wq;
 int mlx4_load(struct mlx4_priv *priv);
 void mlx4_unload(struct mlx4_priv *priv);
 
@@ -360,6 +393,7 @@ void mlx4_cmd_cleanup(struct mlx4_priv *priv);
 int mlx4_cmd_use_events(struct mlx4_priv *priv);
 void mlx4_cmd_use_polling(struct mlx4_priv *priv);
 void mlx4_cmd_event(struct mlx4_priv *priv, u16 token, u8 status, u64 out_param);
+void mlx4_cmd_fence(struct mlx4_priv *priv);
 void mlx4_cmd_wake_all(struct mlx4_priv *priv);
 
 /* fw.c */
@@ -434,20 +468,19 @@ void mlx4_cleanup_mcg_table(struct mlx4_priv *priv);
 int mlx4_init_ports(struct mlx4_priv *priv);
 
 /* intf.c */
-int mlx4_register_device(struct mlx4_priv *priv);
+void mlx4_register_device(struct mlx4_priv *priv);
 void mlx4_unregister_device(struct mlx4_priv *priv);
-void mlx4_remove_interfaces(struct mlx4_priv *priv);
-void mlx4_add_interfaces(struct mlx4_priv *priv);
 void mlx4_dispatch_event(struct mlx4_priv *priv, enum mlx4_dev_event type,
 			 unsigned long param);
-void mlx4_intf_lock(void);
-void mlx4_intf_unlock(void);
 
 /* catas.c */
-void mlx4_init_catas(struct mlx4_priv *priv);
+int mlx4_init_catas(struct mlx4_priv *priv);
+void mlx4_cleanup_catas(struct mlx4_priv *priv);
 void mlx4_enter_error_state(struct mlx4_priv *priv);
+void mlx4_wait_quiet(struct mlx4_priv *priv);
 void mlx4_start_catas_poll(struct mlx4_priv *priv);
 void mlx4_stop_catas_poll(struct mlx4_priv *priv);
+void mlx4_forbid_restart(struct mlx4_priv *priv);
 int mlx4_map_catas(struct mlx4_priv *priv);
 void mlx4_unmap_catas(struct mlx4_priv *priv);
 

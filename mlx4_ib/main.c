@@ -6,7 +6,6 @@
  * complete, and turn the events into ib events.
  */
 #include <linux/module.h>
-#include <linux/slab.h>
 
 #include "mlx4_ib.h"
 
@@ -99,30 +98,6 @@ static void mlx4_ib_close_ports(struct mlx4_ib_dev *ibdev)
 		mlx4_ib_close_port(ibdev, port);
 }
 
-/*
- * A port that became ACTIVE while ib_register_device() ran may have had its
- * event dropped (we only forward events once registered): report the
- * active ports once more so ib_core's cache cannot stay behind.
- */
-static void mlx4_ib_resync_ports(struct mlx4_ib_dev *ibdev)
-{
-	struct ib_event ev = { .device = &ibdev->ib_dev, .event = IB_EVENT_PORT_ACTIVE };
-	struct ib_port_attr *attr;
-	int port;
-
-	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
-	if (!attr)
-		return;
-	for (port = 1; port <= ibdev->num_ports; port++) {
-		if (mlx4_ib_query_port(&ibdev->ib_dev, port, attr) ||
-		    attr->state != IB_PORT_ACTIVE)
-			continue;
-		ev.element.port_num = port;
-		ib_dispatch_event(&ev);
-	}
-	kfree(attr);
-}
-
 static void *mlx4_ib_add(struct mlx4_dev *dev)
 {
 	struct mlx4_ib_dev *ibdev;
@@ -184,8 +159,11 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 		mlx4_ib_warn(ibdev, "ib_register_device failed (%d)\n", err);
 		goto err_ports;
 	}
+	/*
+	 * Port events of this add() (a port that went ACTIVE or DOWN after
+	 * ib_core read the ports) come from mlx4_core once we return.
+	 */
 	WRITE_ONCE(ibdev->registered, true);
-	mlx4_ib_resync_ports(ibdev);
 	mlx4_ib_info(ibdev, "%s: %d port(s), firmware %d.%d.%d\n",
 		     ibdev->ib_dev.name, ibdev->num_ports,
 		     (int)(dev->caps.fw_ver >> 32) & 0xffff,

@@ -134,7 +134,10 @@ struct mlx4_interface {
 	void	(*remove)(struct mlx4_dev *dev, void *context);
 	/*
 	 * [any] Port and device events, possibly from hard-IRQ context.
-	 * CATASTROPHIC_ERROR comes before remove().
+	 * CATASTROPHIC_ERROR comes once the card is reset (it no longer
+	 * touches host memory) and before remove().  Events that came while
+	 * add() ran are given right after it returned (the last of each
+	 * port, then CATASTROPHIC_ERROR), so none is lost in between.
 	 */
 	void	(*event)(struct mlx4_dev *dev, void *context,
 			 enum mlx4_dev_event event, unsigned long param);
@@ -144,7 +147,10 @@ struct mlx4_interface {
 int mlx4_register_interface(struct mlx4_interface *intf);
 void mlx4_unregister_interface(struct mlx4_interface *intf);
 
-/* [any] true once a catastrophic error is detected, until the reset */
+/*
+ * [any] true once a catastrophic error was detected and the card reset
+ * (quiet), until the recovery has loaded it again
+ */
 bool mlx4_is_internal_error(struct mlx4_dev *dev);
 
 /* ---------------------------------------------------------------------- */

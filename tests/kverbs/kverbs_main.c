@@ -14,6 +14,8 @@
  *	ibstack_kverbs: selftest <dev> done: <n> passed, <m> failed
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -27,6 +29,22 @@ MODULE_PARM_DESC(selftest, "run the one-card self-test on every device (port 1 c
 static unsigned int selftest_rounds = 1;
 module_param(selftest_rounds, uint, 0444);
 MODULE_PARM_DESC(selftest_rounds, "run the self-test's cases this many times (a soak test)");
+
+/*
+ * For the tests of what happens while a client is being added or removed
+ * (tests/stack/guest/add-events.sh, catas-remove.sh): add() (once its event
+ * handler is registered) or remove() (before it releases anything) waits
+ * while the parameter is set, at most KV_HOLD_MAX_S.
+ */
+static bool add_hold;
+module_param(add_hold, bool, 0644);
+MODULE_PARM_DESC(add_hold, "tests: add() waits while this is set (at most 120 s)");
+
+static bool remove_hold;
+module_param(remove_hold, bool, 0644);
+MODULE_PARM_DESC(remove_hold, "tests: remove() waits while this is set (at most 120 s)");
+
+#define KV_HOLD_MAX_S	120
 
 /* What the client holds on one device. */
 struct kv_dev {
@@ -97,6 +115,20 @@ static void kv_selftest_work(struct work_struct *work)
 
 static struct ib_client kv_client;
 
+/* The hold: lines "holding <what> <dev>", then "<what> <dev> released". */
+static void kv_hold(const bool *hold, const char *what, struct ib_device *dev)
+{
+	unsigned long end = jiffies + KV_HOLD_MAX_S * HZ;
+
+	if (!READ_ONCE(*hold))
+		return;
+	pr_info(KV_NAME ": holding %s %s\n", what, dev->name);
+	while (READ_ONCE(*hold) && time_before(jiffies, end))
+		msleep(50);
+	pr_info(KV_NAME ": %s %s released%s\n", what, dev->name,
+		READ_ONCE(*hold) ? " (hold timed out)" : "");
+}
+
 static int kv_add(struct ib_device *dev)
 {
 	struct kv_dev *kd;
@@ -109,6 +141,7 @@ static int kv_add(struct ib_device *dev)
 	INIT_WORK(&kd->work, kv_selftest_work);
 	ib_init_event_handler(&kd->eh, dev, kv_event);
 	ib_register_event_handler(&kd->eh);
+	kv_hold(&add_hold, "add", dev);
 	kd->peer = kv_peer_add(dev, kv_debugfs);
 	ib_set_client_data(dev, &kv_client, kd);
 	if (selftest)
@@ -121,6 +154,7 @@ static void kv_remove(struct ib_device *dev, void *data)
 	struct kv_dev *kd = data;
 
 	pr_info(KV_NAME ": remove %s\n", dev->name);
+	kv_hold(&remove_hold, "remove", dev);
 	if (!kd)
 		return;
 	WRITE_ONCE(kd->stop, true);

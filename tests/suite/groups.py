@@ -257,11 +257,19 @@ for n in (1, 2):
     g.compare(nm, cmp_diags(nm, "failover-inbox-6.1", "failover-ours-6.1", n, sub="diags-failover"),
               ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
 
-g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload")
+# one node without an SM, for the tests that remove and add the device
+# under the stack's feet: the modprobe cycles (last), the add-window events,
+# a catastrophic error during the removal or found by a command timeout
+NOSM = ours(sm=False, part="modprobe")
+
+g = group("modprobe", "modprobe -r / modprobe cycles, the model's accounting after each unload; "
+          "each allocation of an EQ's creation failing (debug kernel)")
+# failslab and fail-nth exist on the debug kernel only
+g.item("eq-enomem-6.1-debug", dataclasses.replace(NOSM, kernel="6.1-debug"), ST + "/eq-enomem.sh",
+       tier="debug", timeout=1800)
 # first in the cycles' boot: rmmod mlx4_ib waits for a held device
 # reference while another client registers, then mlx4_ib is loaded again
-g.item("unreg-ours-6.1", ours(sm=False, part="modprobe"), "tests/kverbs/guest/kverbs-unreg.sh",
-       needs=("kverbs",))
+g.item("unreg-ours-6.1", NOSM, "tests/kverbs/guest/kverbs-unreg.sh", needs=("kverbs",))
 # (unloads: one per cycle; the script's final unload stands for the boot's
 # closing one, which finds nothing loaded)
 g.item("modprobe-ours-6.1", ours(sm=False, part="modprobe"), ST + "/modprobe-cycle.sh",
@@ -274,6 +282,7 @@ g.item("modprobe-inbox-6.1", inbox(sm=False, part="modprobe"), TB + "/modprobe-c
 
 g = group("events", "port events on a cable pull and replug")
 g.item("events-ours-6.1", ours(), ST + "/cable-events.sh", needs=("kverbs",))
+g.item("add-events-6.1", NOSM, ST + "/add-events.sh", needs=("kverbs",))
 g.item("events-inbox-6.1", inbox(), ST + "/cable-events.sh", env={"EVENTS": "asyncwatch"}, tier="full")
 g.item("events-ours-6.12", ours("6.12"), ST + "/cable-events.sh", needs=("kverbs",), tier="full")
 
@@ -281,6 +290,10 @@ g = group("catas", "a catastrophic error: fatal event, remove, reset, add, ports
 g.item("catas-ours-6.1", ours(), ST + "/catas.sh", needs=("kverbs",), after=catas_reset, timeout=900)
 g.item("kverbs-catas-6.1", ours(), "tests/kverbs/guest/kverbs-catas.sh", needs=("kverbs",),
        after=catas_reset, timeout=900)
+# (its unbind releases the card without CLOSE_HCA: the firmware is dead,
+# so it declares no unload)
+g.item("catas-remove-6.1", NOSM, ST + "/catas-remove.sh", needs=("kverbs",), after=catas_reset)
+g.item("catas-timeout-6.1", NOSM, ST + "/catas-timeout.sh", needs=("kverbs",), after=catas_reset)
 g.item("catas-inbox-6.1", inbox(), ST + "/catas.sh", env={"EVENTS": "asyncwatch"},
        after=catas_reset, tier="full", timeout=900)
 g.item("catas-ours-6.12", ours("6.12"), ST + "/catas.sh", needs=("kverbs",), after=catas_reset,
