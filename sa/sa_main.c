@@ -106,7 +106,7 @@ static int sa_add_one(struct ib_device *device)
 		port->sa_dev = sa_dev;
 		port->port_num = sa_dev->start_port + i;
 		spin_lock_init(&port->ah_lock);
-		mutex_init(&port->mc_mutex);
+		spin_lock_init(&port->mc_lock);
 		INIT_LIST_HEAD(&port->groups);
 	}
 	/*

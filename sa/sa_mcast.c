@@ -9,7 +9,10 @@
  * it sends the SA requests (one at a time per group), moves members
  * between states and calls their callbacks, and takes the group off the
  * port when nothing is left.  The SA's answers only record the result and
- * queue the work.
+ * queue the work.  Joining and reading a group's record take only the
+ * port's spinlock: a new member waits on the group's incoming list until
+ * the work takes it in, so ULPs may join from atomic context (IPoIB joins
+ * with its own spinlock held).
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -54,6 +57,20 @@ static bool sa_port_dead(struct sa_port *port)
 	dead = port->dead;
 	spin_unlock_irqrestore(&port->ah_lock, flags);
 	return dead;
+}
+
+/* Publishes the group's record for ib_sa_get_mcmember_rec(). */
+static void sa_mc_publish(struct sa_mc_group *group)
+{
+	struct sa_port *port = group->port;
+	unsigned long flags;
+
+	lockdep_assert_held(&group->lock);
+	spin_lock_irqsave(&port->mc_lock, flags);
+	group->pub_valid = group->joined && group->have_rec;
+	if (group->pub_valid)
+		group->pub_rec = group->rec;
+	spin_unlock_irqrestore(&port->mc_lock, flags);
 }
 
 static void sa_mc_fail(struct sa_mc_member *m, int status)
@@ -117,6 +134,7 @@ static void sa_mc_done(struct ib_sa_query *sa_query, int status,
 	}
 	group->busy = false;
 	group->sending = 0;
+	sa_mc_publish(group);
 	mutex_unlock(&group->lock);
 	sa_mc_queue(group, 0);
 }
@@ -227,8 +245,8 @@ static void sa_mc_step(struct sa_mc_group *group)
 		group->joined = 0;
 		return;
 	}
-	if (group->rejoin) {
-		group->rejoin = false;
+	if (test_and_clear_bit(SA_MC_EV_REJOIN, &group->events)) {
+		group->rejoin_tries = 0;
 		group->joined = 0;
 		list_for_each_entry(m, &group->members, list) {
 			if (m->state != SA_MC_JOINED)
@@ -275,17 +293,15 @@ static void sa_mc_member_free(struct sa_mc_member *m)
 }
 
 /*
- * Calls one owed callback, dropping both locks around it.  False when no
- * callback is owed.
+ * Calls one owed callback, dropping the group's lock around it.  False
+ * when no callback is owed.
  */
 static bool sa_mc_notify_one(struct sa_mc_group *group)
 {
-	struct sa_port *port = group->port;
 	struct sa_mc_member *m;
 	bool found = false, self_ended = false;
 	int status, ret;
 
-	lockdep_assert_held(&port->mc_mutex);
 	lockdep_assert_held(&group->lock);
 	list_for_each_entry(m, &group->members, list) {
 		if (m->notify) {
@@ -305,11 +321,9 @@ static bool sa_mc_notify_one(struct sa_mc_group *group)
 	}
 	refcount_inc(&m->refs);
 	mutex_unlock(&group->lock);
-	mutex_unlock(&port->mc_mutex);
 
 	ret = m->mc.callback(status, &m->mc);
 
-	mutex_lock(&port->mc_mutex);
 	mutex_lock(&group->lock);
 	if (ret && !m->ended) {
 		m->ended = true;
@@ -334,24 +348,30 @@ static void sa_mc_work(struct work_struct *work)
 	struct sa_port *port = group->port;
 	bool unlisted = false;
 
-	mutex_lock(&port->mc_mutex);
 	mutex_lock(&group->lock);
+	spin_lock_irq(&port->mc_lock);
 	if (group->mgid_assigned) {
 		group->mgid_assigned = false;
 		group->mgid = group->rec.mgid;
 		group->shareable = true;
 	}
+	list_splice_tail_init(&group->incoming, &group->members);
+	spin_unlock_irq(&port->mc_lock);
 	do {
-		if (!group->busy)
+		if (!group->busy) {
 			sa_mc_step(group);
+			sa_mc_publish(group);
+		}
 	} while (sa_mc_notify_one(group));
-	if (list_empty(&group->members) && !group->busy && !group->joined &&
-	    !list_empty(&group->list)) {
+	spin_lock_irq(&port->mc_lock);
+	/* a member joining now finds the group listed, or makes a new one */
+	if (list_empty(&group->members) && list_empty(&group->incoming) &&
+	    !group->busy && !group->joined && !list_empty(&group->list)) {
 		list_del_init(&group->list);
 		unlisted = true;
 	}
+	spin_unlock_irq(&port->mc_lock);
 	mutex_unlock(&group->lock);
-	mutex_unlock(&port->mc_mutex);
 	if (unlisted)
 		sa_mc_group_put(group);
 	sa_mc_group_put(group);
@@ -363,7 +383,7 @@ static struct sa_mc_group *sa_mc_find(struct sa_port *port,
 {
 	struct sa_mc_group *group;
 
-	lockdep_assert_held(&port->mc_mutex);
+	lockdep_assert_held(&port->mc_lock);
 	list_for_each_entry(group, &port->groups, list)
 		if (group->shareable &&
 		    !memcmp(group->mgid.raw, mgid->raw, sizeof(mgid->raw)))
@@ -371,14 +391,14 @@ static struct sa_mc_group *sa_mc_find(struct sa_port *port,
 	return NULL;
 }
 
-static struct sa_mc_group *sa_mc_group_create(struct sa_port *port,
-					      const struct ib_sa_mcmember_rec *rec,
-					      ib_sa_comp_mask comp_mask,
-					      gfp_t gfp)
+/* A new group for rec's MGID, not on the port's list yet. */
+static struct sa_mc_group *sa_mc_group_alloc(struct sa_port *port,
+					     const struct ib_sa_mcmember_rec *rec,
+					     ib_sa_comp_mask comp_mask,
+					     gfp_t gfp)
 {
 	struct sa_mc_group *group;
 
-	lockdep_assert_held(&port->mc_mutex);
 	group = kzalloc(sizeof(*group), gfp);
 	if (!group)
 		return NULL;
@@ -388,12 +408,41 @@ static struct sa_mc_group *sa_mc_group_create(struct sa_port *port,
 	mutex_init(&group->lock);
 	INIT_DELAYED_WORK(&group->work, sa_mc_work);
 	INIT_LIST_HEAD(&group->members);
+	INIT_LIST_HEAD(&group->incoming);
+	INIT_LIST_HEAD(&group->list);
 	group->retry_at = jiffies;
 	group->mgid = rec->mgid;
 	group->rec.mgid = rec->mgid;
 	group->shareable = !!memchr_inv(rec->mgid.raw, 0, sizeof(rec->mgid.raw));
 	group->create_mask = comp_mask;
-	list_add_tail(&group->list, &port->groups);
+	return group;
+}
+
+/*
+ * Puts m on the incoming list of the port's group for its MGID, with a
+ * reference on the group; *spare (a group made beforehand, or NULL) is
+ * used when no group can be shared, and then set to NULL.  False when a
+ * new group is needed and *spare is NULL.
+ */
+static bool sa_mc_add_member(struct sa_port *port, struct sa_mc_member *m,
+			     struct sa_mc_group **spare)
+{
+	struct sa_mc_group *group;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->mc_lock, flags);
+	group = sa_mc_find(port, &m->mc.rec.mgid);
+	if (!group && *spare) {
+		group = *spare;
+		*spare = NULL;
+		list_add_tail(&group->list, &port->groups);
+	}
+	if (group) {
+		kref_get(&group->ref);		/* the member's */
+		m->group = group;
+		list_add_tail(&m->list, &group->incoming);
+	}
+	spin_unlock_irqrestore(&port->mc_lock, flags);
 	return group;
 }
 
@@ -404,7 +453,7 @@ ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
 		     int (*callback)(int status, struct ib_sa_multicast *multicast),
 		     void *context)
 {
-	struct sa_mc_group *group;
+	struct sa_mc_group *spare = NULL;
 	struct sa_mc_member *m;
 	struct sa_sm_ah *sm_ah;
 	struct sa_port *port;
@@ -436,23 +485,16 @@ ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
 	refcount_set(&m->refs, 1);
 	init_completion(&m->released);
 
-	mutex_lock(&port->mc_mutex);
-	group = sa_mc_find(port, &rec->mgid);
-	if (!group)
-		group = sa_mc_group_create(port, rec, comp_mask, gfp_mask);
-	if (!group) {
-		mutex_unlock(&port->mc_mutex);
-		goto err_free;
+	/* a shared group if there is one, else a new one made outside the lock */
+	while (!sa_mc_add_member(port, m, &spare)) {
+		spare = sa_mc_group_alloc(port, rec, comp_mask, gfp_mask);
+		if (!spare)
+			goto err_free;
 	}
-	kref_get(&group->ref);			/* the member's */
-	m->group = group;
+	if (spare)		/* another joiner made the group meanwhile */
+		sa_mc_group_put(spare);
 	sa_client_get(client);
-	mutex_lock(&group->lock);
-	list_add_tail(&m->list, &group->members);
-	mutex_unlock(&group->lock);
-	mutex_unlock(&port->mc_mutex);
-
-	sa_mc_queue(group, 0);
+	sa_mc_queue(m->group, 0);
 	sa_device_put(port->sa_dev);
 	return &m->mc;
 
@@ -468,12 +510,16 @@ void ib_sa_free_multicast(struct ib_sa_multicast *multicast)
 {
 	struct sa_mc_member *m = container_of(multicast, struct sa_mc_member, mc);
 	struct sa_mc_group *group = m->group;
+	struct sa_port *port = group->port;
 
+	might_sleep();
 	mutex_lock(&group->lock);
+	spin_lock_irq(&port->mc_lock);
 	if (!m->ended) {
 		m->ended = true;
 		list_del_init(&m->list);
 	}
+	spin_unlock_irq(&port->mc_lock);
 	mutex_unlock(&group->lock);
 	/* the work leaves what no member needs any more */
 	sa_mc_queue(group, 0);
@@ -491,21 +537,18 @@ int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
 	struct sa_mc_group *group;
 	struct sa_port *port;
 	int ret = -EADDRNOTAVAIL;
+	unsigned long flags;
 
 	port = sa_port_get(device, port_num);
 	if (!port)
 		return -ENODEV;
-	mutex_lock(&port->mc_mutex);
+	spin_lock_irqsave(&port->mc_lock, flags);
 	group = sa_mc_find(port, mgid);
-	if (group) {
-		mutex_lock(&group->lock);
-		if (group->joined && group->have_rec) {
-			*rec = group->rec;
-			ret = 0;
-		}
-		mutex_unlock(&group->lock);
+	if (group && group->pub_valid) {
+		*rec = group->pub_rec;
+		ret = 0;
 	}
-	mutex_unlock(&port->mc_mutex);
+	spin_unlock_irqrestore(&port->mc_lock, flags);
 	sa_device_put(port->sa_dev);
 	return ret;
 }
@@ -516,18 +559,15 @@ void sa_mcast_rejoin_port(struct sa_port *port)
 {
 	struct sa_mc_group *group;
 
-	mutex_lock(&port->mc_mutex);
+	spin_lock_irq(&port->mc_lock);
 	if (!list_empty(&port->groups))
 		pr_info(SA_PFX "%s port %u: new SM, LID or reregistration: rejoining multicast groups\n",
 			dev_name(&port->sa_dev->device->dev), port->port_num);
 	list_for_each_entry(group, &port->groups, list) {
-		mutex_lock(&group->lock);
-		group->rejoin = true;
-		group->rejoin_tries = 0;
-		mutex_unlock(&group->lock);
+		set_bit(SA_MC_EV_REJOIN, &group->events);
 		sa_mc_queue(group, 0);
 	}
-	mutex_unlock(&port->mc_mutex);
+	spin_unlock_irq(&port->mc_lock);
 }
 
 /* The device is going away (port->dead is set): members learn -ENODEV. */
@@ -535,14 +575,14 @@ void sa_mcast_stop_port(struct sa_port *port)
 {
 	struct sa_mc_group *group;
 
-	mutex_lock(&port->mc_mutex);
+	spin_lock_irq(&port->mc_lock);
 	list_for_each_entry(group, &port->groups, list) {
 		/* now, even if a rejoin was waiting for its retry */
 		kref_get(&group->ref);
 		if (mod_delayed_work(sa_wq, &group->work, 0))
 			sa_mc_group_put(group);
 	}
-	mutex_unlock(&port->mc_mutex);
+	spin_unlock_irq(&port->mc_lock);
 }
 
 void sa_mcast_init(void)

@@ -13,14 +13,17 @@ enum sa_mc_state {
 };
 
 /*
- * One kernel user's membership.  Its fields below mc are under
- * group->lock, except refs and released.
+ * One kernel user's membership.  list is on group->incoming (under
+ * port->mc_lock) until the group's work moves it to group->members
+ * (under group->lock); ib_sa_free_multicast() takes both to unlink it.
+ * Its other fields below mc are under group->lock, except refs and
+ * released.
  */
 struct sa_mc_member {
 	struct ib_sa_multicast	mc;		/* the user's view */
 	struct sa_mc_group	*group;		/* holds a reference */
 	struct ib_sa_client	*client;
-	struct list_head	list;		/* in group->members */
+	struct list_head	list;		/* in incoming or members */
 	enum sa_mc_state	state;
 	int			status;		/* SA_MC_FAILED */
 	u8			join_state;
@@ -41,10 +44,17 @@ struct sa_mc_member {
 struct sa_mc_group {
 	struct kref		ref;
 	struct sa_port		*port;
-	/* under port->mc_mutex */
+	/* under port->mc_lock */
 	struct list_head	list;		/* in port->groups; empty: off it */
 	union ib_gid		mgid;		/* the lookup key */
 	bool			shareable;	/* an MGID is known */
+	struct list_head	incoming;	/* members the work has not seen */
+	struct ib_sa_mcmember_rec pub_rec;	/* for ib_sa_get_mcmember_rec */
+	bool			pub_valid;	/* joined, with the SA's record */
+
+	/* SA_MC_EV_*: port events to act on (atomic bitops) */
+	unsigned long		events;
+#define SA_MC_EV_REJOIN		0
 
 	/* protects every field below (and the members' state) */
 	struct mutex		lock;
@@ -58,7 +68,6 @@ struct sa_mc_group {
 	u8			sending;	/* bits of the request in flight */
 	bool			busy;		/* an SA request in flight */
 	bool			busy_leave;	/* ... and it is a DELETE */
-	bool			rejoin;		/* a port event: join again */
 	int			rejoin_tries;
 	unsigned long		retry_at;	/* jiffies: no SET before */
 };

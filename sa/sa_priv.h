@@ -8,15 +8,18 @@
  * reference; queries and multicast groups still holding one keep the
  * memory (never the ib_device) alive until they finish.
  *
- * Lock order: sa_port.mc_mutex, then sa_mc_group.lock, then
- * sa_port.ah_lock or sa_query_lock (spinlocks, innermost).
+ * Lock order: sa_mc_group.lock (a mutex, taken by the group's work and
+ * by ib_sa_free_multicast() only), then sa_port.mc_lock, sa_port.ah_lock
+ * or sa_query_lock (spinlocks, innermost).  The calls a ULP makes with a
+ * spinlock held and interrupts off (ib_sa_join_multicast,
+ * ib_sa_get_mcmember_rec, ib_sa_path_rec_get with GFP_ATOMIC,
+ * ib_sa_cancel_query: IPoIB does) take spinlocks only.
  */
 #ifndef IBSTACK_SA_PRIV_H
 #define IBSTACK_SA_PRIV_H
 
 #include <linux/kref.h>
 #include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_sa.h>
@@ -57,8 +60,11 @@ struct sa_port {
 #define SA_PENDING_REJOIN	0
 	struct work_struct	update_work;
 
-	/* protects groups (the list and each group's mgid key) */
-	struct mutex		mc_mutex;
+	/*
+	 * protects groups (the list, each group's mgid key, its incoming
+	 * members and its published record); taken with interrupts off
+	 */
+	spinlock_t		mc_lock;
 	struct list_head	groups;
 };
 

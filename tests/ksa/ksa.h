@@ -3,6 +3,7 @@
 #ifndef IBSTACK_KSA_H
 #define IBSTACK_KSA_H
 
+#include <linux/completion.h>
 #include <rdma/ib_sa.h>
 
 #define KSA_PFX "ibstack_ksa: "
@@ -23,6 +24,15 @@ struct ksa_ctx {
 	unsigned int		failed;
 };
 
+/* a path query's callback results (ksa_path_cb's context) */
+struct ksa_async {
+	struct completion	done;
+	int			status;
+	int			calls;
+	unsigned int		num;
+	struct ib_sa_path_rec	rec;
+};
+
 extern struct ib_sa_client ksa_client;
 extern unsigned int ksa_peer_lid[2];
 
@@ -36,6 +46,12 @@ __printf(4, 5) void ksa_check(struct ksa_ctx *ctx, bool ok, const char *name,
 int ksa_refresh_ports(struct ksa_ctx *ctx);
 
 void ksa_path_tests(struct ksa_ctx *ctx);
+/* the request from port src to the other port (or peer_lid) */
+ib_sa_comp_mask ksa_path_req(struct ksa_ctx *ctx, int src,
+			     struct ib_sa_path_rec *req);
+void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
+		 unsigned int num_paths, void *context);
+void ksa_atomic_tests(struct ksa_ctx *ctx);
 void ksa_path_port_down(struct ksa_ctx *ctx);
 void ksa_mcast_join(struct ksa_ctx *ctx);
 void ksa_mcast_leave_one(struct ksa_ctx *ctx);

@@ -6,7 +6,9 @@
  *	echo CMD > /sys/module/ibstack_ksa/parameters/cmd
  *
  * CMD is path (path record queries from each port to the other port, or
- * with peer_lid1=/peer_lid2= to those LIDs), join (three memberships of
+ * with peer_lid1=/peer_lid2= to those LIDs), atomic (the calls IPoIB makes
+ * with a spinlock held, made so: a path query, a join, the group's record,
+ * a cancel), join (three memberships of
  * two groups, two sharing one), leave1 (one sharer leaves), leave (the
  * others leave), down (port 1 is down: requests are refused at once),
  * rejoin (every membership saw a rejoin after a port event since the last
@@ -107,6 +109,8 @@ static int ksa_cmd_set(const char *val, const struct kernel_param *kp)
 	ksa.failed = 0;
 	if (!strcmp(cmd, "path")) {
 		ksa_path_tests(&ksa);
+	} else if (!strcmp(cmd, "atomic")) {
+		ksa_atomic_tests(&ksa);
 	} else if (!strcmp(cmd, "join")) {
 		ksa_mcast_join(&ksa);
 	} else if (!strcmp(cmd, "leave1")) {
@@ -132,7 +136,7 @@ static const struct kernel_param_ops ksa_cmd_ops = {
 	.set = ksa_cmd_set,
 };
 module_param_cb(cmd, &ksa_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "checks to run: path, join, leave1, leave, down, rejoin");
+MODULE_PARM_DESC(cmd, "checks to run: path, atomic, join, leave1, leave, down, rejoin");
 
 static struct ib_client ksa_ib_client;
 

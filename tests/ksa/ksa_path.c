@@ -70,16 +70,8 @@ static u8 ksa_rate_code(const struct ib_port_attr *attr)
 	return 0;
 }
 
-struct ksa_async {
-	struct completion	done;
-	int			status;
-	int			calls;
-	unsigned int		num;
-	struct ib_sa_path_rec	rec;
-};
-
-static void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
-			unsigned int num_paths, void *context)
+void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
+		 unsigned int num_paths, void *context)
 {
 	struct ksa_async *a = context;
 
@@ -92,8 +84,8 @@ static void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
 }
 
 /* the request from port src: to the other port's GID, or to a peer LID */
-static ib_sa_comp_mask ksa_path_req(struct ksa_ctx *ctx, int src,
-				    struct ib_sa_path_rec *req)
+ib_sa_comp_mask ksa_path_req(struct ksa_ctx *ctx, int src,
+			     struct ib_sa_path_rec *req)
 {
 	const struct ksa_port *s = &ctx->port[src], *d = &ctx->port[!src];
 	ib_sa_comp_mask mask = IB_SA_PATH_REC_SGID | IB_SA_PATH_REC_NUMB_PATH |

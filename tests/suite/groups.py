@@ -377,7 +377,7 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # the representative of the rest (the README says why these).
 DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad",
                 "umad", "sa", "mixed")
-DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
+DEBUG_IN_CHECK = ("kverbs-ours-6.1", "sa-ours-6.1")
 
 
 def debug_tier():

@@ -30,9 +30,10 @@ stats=/sys/kernel/debug/ib_sa/stats
 ddebug=/sys/kernel/debug/dynamic_debug/control
 # both nodes: ib_sa and the module loaded (3), path (1 + 1 + 4 fields),
 # the unload and ib_sa's references (3), ib_sa unloaded and loaded again
-# unless other modules hold it (2, below); node 1: multicast (12), the SM
+# unless other modules hold it (2, below); node 1: the calls made under a
+# spinlock (2), multicast (12), the SM
 # restart (8), the cable (10)
-if [ "$NODE" = 1 ]; then plan 42; else plan 12; fi
+if [ "$NODE" = 1 ]; then plan 44; else plan 12; fi
 
 # ksa_ko: the test module for the running kernel (KSA_KO, then the build
 # directory of this release)
@@ -208,6 +209,16 @@ done
 [ -n "$(f mtu)" ] || head -n 5 <<<"$pr" | sed 's/^/    saquery: /'
 
 [ "$NODE" = 1 ] || finish
+
+# --- the calls IPoIB makes under its spinlock ---------------------------------
+# (the debug kernel reports any of them that could sleep)
+aj0=$(stat mc_join)
+al0=$(stat mc_leave)
+run_cmd atomic
+# shellcheck disable=SC2317 # called through wait_for
+atomic_counted() { counted "$aj0" "$(stat mc_join)" 1 && counted "$al0" "$(stat mc_leave)" 1; }
+expect "$t: one SA join and, once freed, one leave for the membership made under a spinlock" \
+	wait_for 15 atomic_counted
 
 # --- multicast --------------------------------------------------------------
 j0=$(stat mc_join)
