@@ -149,7 +149,8 @@ int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
 int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
 
 /* kverbs_util.c: address handles */
-int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct ib_ah_attr *want,
+void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port);
+int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what);
 
 /* kverbs_util.c: QPs */
