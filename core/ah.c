@@ -55,7 +55,7 @@ static int ib_check_ah_attr(struct ib_device *device, const struct rdma_ah_attr 
 	}
 	problem = ib_ah_attr_problem(device, attr, attr->port_num);
 	if (problem) {
-		IB_CORE_RATELIMITED("%s: AH on port %u (type %d, SL %u, flags 0x%x, SGID index %u): %s\n",
+		IB_CORE_RATELIMITED("%s: AH port %u type %d SL %u flags 0x%x SGID %u: %s\n",
 				    device->name, attr->port_num, attr->type, attr->sl,
 				    attr->ah_flags, attr->grh.sgid_index, problem);
 		return -EINVAL;

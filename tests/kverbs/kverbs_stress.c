@@ -174,9 +174,9 @@ int kv_case_ud_grh(struct kv_self *s)
 	}
 out:
 	if (back && rdma_destroy_ah_user(back, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (kv_pair_destroy(r, &p))
 		ret = -EIO;
 	return ret;

@@ -111,7 +111,7 @@ out:
 	while (m.qp && attached-- > 0)
 		ib_detach_mcast(m.qp, &mgid, mlid);
 	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (snd.r && kv_ep_destroy(r, &snd))
 		ret = -EIO;
 	if (m.r && kv_ep_destroy(r, &m))

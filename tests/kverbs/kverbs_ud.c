@@ -272,9 +272,9 @@ int kv_case_ud(struct kv_self *s)
 	ret = kv_check_fill(r, &s->a, 8192 + KV_GRH, 1000, 51, "answer data");
 out:
 	if (back && rdma_destroy_ah_user(back, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (kv_pair_destroy(r, &p))
 		ret = -EIO;
 	return ret;
@@ -393,7 +393,7 @@ out:
 	if (c_in)
 		ib_detach_mcast(c.qp, &mgid, mlid);
 	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (have_c && kv_ep_destroy(r, &c))
 		ret = -EIO;
 out_pair:
@@ -738,7 +738,7 @@ int kv_case_mcast_loopback(struct kv_self *s)
 				     KV_QUIET_MS);
 out:
 	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (blocked.qp)
 		ib_detach_mcast(blocked.qp, &mgid, mlid);
 	if (open.qp)

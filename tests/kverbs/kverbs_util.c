@@ -499,11 +499,11 @@ int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *w
 		return kv_fail(r, "%s: rdma_query_ah: DGID %pI6, created with %pI6", what,
 			       g->dgid.raw, wg->dgid.raw);
 	if (g->sgid_index != wg->sgid_index || g->hop_limit != wg->hop_limit)
-		return kv_fail(r, "%s: rdma_query_ah: sgid_index %u hop_limit %u, created with %u %u",
+		return kv_fail(r, "%s: rdma_query_ah: SGID %u hop limit %u, created with %u %u",
 			       what, g->sgid_index, g->hop_limit, wg->sgid_index,
 			       wg->hop_limit);
 	if (g->traffic_class != wg->traffic_class || g->flow_label != wg->flow_label)
-		return kv_fail(r, "%s: rdma_query_ah: tclass 0x%x flow 0x%x, created with 0x%x 0x%x",
+		return kv_fail(r, "%s: rdma_query_ah: tclass 0x%x flow 0x%x, made with 0x%x 0x%x",
 			       what, g->traffic_class, g->flow_label, wg->traffic_class,
 			       wg->flow_label);
 	return 0;
