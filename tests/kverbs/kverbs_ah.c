@@ -113,7 +113,7 @@ int kv_case_ah_query(struct kv_self *s)
 
 	kv_ah_attr(r, &aa, r->lid[2], 1);
 	rdma_ah_set_sl(&aa, 9);
-	rdma_ah_set_static_rate(&aa, IB_RATE_10_GBPS);
+	rdma_ah_set_static_rate(&aa, IB_RATE_2_5_GBPS);	/* every card keeps it */
 	rdma_ah_set_grh(&aa, &g2, 0x54321, 0, 33, 0x48);
 	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR_OR_NULL(ah))
@@ -174,7 +174,7 @@ static int kv_from_wc_plain(struct kv_run *r, const struct ib_wc *wc)
 /*
  * The reply vector of a receive with a GRH: back to the sender's GID (g1)
  * from the local GID the message reached (g2, index 0 of port 2), hop limit
- * 0xff, the received flow label and traffic class.  A missing GRH is
+ * 0xff, the flow label and traffic class of the GRH.  A missing GRH is
  * -EINVAL; a GRH to a GID of the other port is -ENOENT.
  */
 static int kv_from_wc_grh(struct kv_run *r, const struct ib_wc *wc, const void *buf,
@@ -186,6 +186,11 @@ static int kv_from_wc_grh(struct kv_run *r, const struct ib_wc *wc, const void *
 	int err;
 
 	memcpy(&grh, buf, sizeof(grh));
+	/*
+	 * The model sends TClass and flow label 0 whatever the AH says; the
+	 * vector takes them from the header it is given, so give known ones.
+	 */
+	grh.version_tclass_flow = cpu_to_be32(6 << 28 | 0x20 << 20 | 0x12345);
 	err = ib_init_ah_attr_from_wc(r->dev, 2, wc, &grh, &ra);
 	if (err)
 		return kv_fail(r, "ib_init_ah_attr_from_wc (GRH): %d", err);
