@@ -7,10 +7,10 @@
  *  - [any]   callable from any context, never sleeps (hard IRQ included);
  *  - [sleep] process context, may sleep.
  * The data-path verbs ib_post_send(), ib_post_recv(), ib_post_srq_recv(),
- * ib_poll_cq(), ib_req_notify_cq() and the driver's AH calls are [any].  A
- * driver never calls a CQ's completion handler or an event handler from the
- * call chain of a verb, and calls one CQ's completion handler from one
- * context at a time.
+ * ib_poll_cq(), ib_req_notify_cq() and the AH calls without their SLEEPABLE
+ * flag are [any].  A driver never calls a CQ's completion handler or an
+ * event handler from the call chain of a verb, and calls one CQ's
+ * completion handler from one context at a time.
  *
  * Numeric values of the enums below that user space can see through uverbs
  * (access flags, QP attribute masks, states, types, WC status and opcodes,
@@ -1450,7 +1450,11 @@ static inline void rdma_ah_set_grh(struct rdma_ah_attr *attr, union ib_gid *dgid
 	grh->sgid_attr = NULL;
 }
 
-/* The AH type of a port: IB on an InfiniBand port, RoCE on an Ethernet one */
+/*
+ * [any] The AH type of a port: IB on an InfiniBand port, RoCE on an
+ * Ethernet one, UNDEFINED for an invalid port (rdma_port_get_link_layer()
+ * only asks the driver, which does not sleep).
+ */
 static inline enum rdma_ah_attr_type rdma_ah_find_type(struct ib_device *dev, u32 port_num)
 {
 	switch (rdma_port_get_link_layer(dev, port_num)) {

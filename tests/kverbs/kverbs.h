@@ -150,6 +150,8 @@ int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
 
 /* kverbs_util.c: address handles */
 void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port);
+struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
+			   const char *what);
 int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what);
 

@@ -36,15 +36,9 @@ int kv_case_ah_atomic(struct kv_self *s)
 	kv_ah_attr(r, &aa, r->lid[2], 1);
 	rdma_ah_set_sl(&aa, 2);
 	spin_lock_irqsave(&kv_ah_lock, flags);
-	ah = rdma_create_ah(r->pd, &aa, 0);
+	ah = kv_ah_create(r, &aa, 0, "flags 0, under a spinlock");
 	spin_unlock_irqrestore(&kv_ah_lock, flags);
-	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "rdma_create_ah(flags 0) under a spinlock: %ld",
-			      ah ? PTR_ERR(ah) : -EINVAL);
-		ah = NULL;
-		goto out;
-	}
-	ret = kv_check_ah(r, ah, &aa, "AH made under a spinlock");
+	ret = ah ? kv_check_ah(r, ah, &aa, "AH made under a spinlock") : -EIO;
 	if (ret)
 		goto out;
 
@@ -115,9 +109,9 @@ int kv_case_ah_query(struct kv_self *s)
 	rdma_ah_set_sl(&aa, 9);
 	rdma_ah_set_static_rate(&aa, IB_RATE_2_5_GBPS);	/* every card keeps it */
 	rdma_ah_set_grh(&aa, &g2, 0x54321, 0, 33, 0x48);
-	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR_OR_NULL(ah))
-		return kv_fail(r, "rdma_create_ah(GRH) failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
+	ah = kv_ah_create(r, &aa, RDMA_CREATE_AH_SLEEPABLE, "GRH");
+	if (!ah)
+		return -EIO;
 	ret = kv_check_ah(r, ah, &aa, "GRH AH");
 	err = rdma_modify_ah(ah, &aa);
 	if (!ret && err != -EOPNOTSUPP)
@@ -235,29 +229,20 @@ int kv_case_ah_from_wc(struct kv_self *s)
 	if (ret)
 		return ret;
 	kv_ah_attr(r, &aa, r->lid[2], 1);
-	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "rdma_create_ah failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
-		ah = NULL;
-		goto out;
-	}
-	ret = kv_ah_one(s, &p, ah, 10, &wc);
+	ah = kv_ah_create(r, &aa, RDMA_CREATE_AH_SLEEPABLE, "no GRH");
+	ret = ah ? kv_ah_one(s, &p, ah, 10, &wc) : -EIO;
 	if (!ret && (wc.wc_flags & IB_WC_GRH))
 		ret = kv_fail(r, "a receive without GRH flags one");
 	ret = ret ?: kv_from_wc_plain(r, &wc);
-	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (ah)
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	ah = NULL;
 	if (ret)
 		goto out;
 
 	rdma_ah_set_grh(&aa, &g2, 0x12345, 0, 64, 0x20);
-	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
-	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "rdma_create_ah(GRH) failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
-		ah = NULL;
-		goto out;
-	}
-	ret = kv_ah_one(s, &p, ah, 20, &wc);
+	ah = kv_ah_create(r, &aa, RDMA_CREATE_AH_SLEEPABLE, "GRH");
+	ret = ah ? kv_ah_one(s, &p, ah, 20, &wc) : -EIO;
 	if (!ret && !(wc.wc_flags & IB_WC_GRH))
 		ret = kv_fail(r, "a receive with a GRH does not flag it");
 	ret = ret ?: kv_from_wc_grh(r, &wc, s->b.cpu, &g1);

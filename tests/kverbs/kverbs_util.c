@@ -458,6 +458,18 @@ void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port)
 	rdma_ah_set_port_num(aa, port);
 }
 
+/* rdma_create_ah(), or NULL after a kv_fail() naming what. */
+struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
+			   const char *what)
+{
+	struct ib_ah *ah = rdma_create_ah(r->pd, aa, flags);
+
+	if (!IS_ERR_OR_NULL(ah))
+		return ah;
+	kv_fail(r, "rdma_create_ah(%s) failed: %ld", what, ah ? PTR_ERR(ah) : -EINVAL);
+	return NULL;
+}
+
 /* rdma_query_ah() gives back every attribute the AH was created with. */
 int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what)
