@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Address handles.  Creation, query and destruction are [any]: the checks
- * below read only the port cache, and allocate nothing.
+ * Address handles and address vectors.  The checks read only the port
+ * cache (under its rwlock), so creation without RDMA_CREATE_AH_SLEEPABLE,
+ * query and destruction are [any]; the driver allocates atomically then.
+ *
+ * GID attributes (grh.sgid_attr) do not exist yet (issue 13, step S3E):
+ * every sgid_attr is NULL, a non-NULL one cannot have come from us and is
+ * refused, and the reference helpers at the end only clear the pointer.
  */
 #include <linux/module.h>
 #include "core_priv.h"
@@ -9,65 +14,126 @@
 #define IB_GRH_FLOW_MASK	0xfffff
 #define IB_GRH_TCLASS_SHIFT	20
 
-static int ib_check_ah_attr(struct ib_device *device, const struct ib_ah_attr *attr)
+/*
+ * What is wrong with an address vector for port (its own port_num if set),
+ * or NULL.  As upstream: the port must be valid and the type the port's; a
+ * given sgid_attr must match sgid_index and port.  Ours besides: SL, flags
+ * and the SGID index are checked here rather than truncated by the card.
+ */
+const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_attr *attr,
+			       u32 port)
 {
-	struct ib_port_cache *pc = ib_port_cache(device, attr->port_num);
+	struct ib_port_cache *pc;
 
-	if (!pc) {
-		IB_CORE_RATELIMITED("%s: AH on invalid port %u\n", device->name, attr->port_num);
+	if (attr->port_num)
+		port = attr->port_num;
+	pc = ib_port_cache(device, port);
+	if (!pc)
+		return "invalid port";
+	if (attr->type != rdma_ah_find_type(device, port))
+		return "type is not the port's";
+	if (attr->sl > 15)
+		return "SL above 15";
+	if (attr->ah_flags & ~IB_AH_GRH)
+		return "unknown ah_flags";
+	if (!(attr->ah_flags & IB_AH_GRH))
+		return NULL;
+	if (attr->grh.sgid_index >= pc->gid_tbl_len)
+		return "SGID index outside the GID table";
+	if (attr->grh.sgid_attr)
+		return "sgid_attr not from this ib_core";
+	return NULL;
+}
+
+static int ib_check_ah_attr(struct ib_device *device, const struct rdma_ah_attr *attr)
+{
+	const char *problem;
+
+	if (!attr->port_num) {
+		IB_CORE_RATELIMITED("%s: AH on port 0\n", device->name);
 		return -EINVAL;
 	}
-	if (attr->sl > 15) {
-		IB_CORE_RATELIMITED("%s: AH with SL %u\n", device->name, attr->sl);
-		return -EINVAL;
-	}
-	if ((attr->ah_flags & ~IB_AH_GRH) ||
-	    ((attr->ah_flags & IB_AH_GRH) && attr->grh.sgid_index >= pc->gid_tbl_len)) {
-		IB_CORE_RATELIMITED("%s: AH with flags 0x%x, SGID index %u of %d\n",
-				    device->name, attr->ah_flags, attr->grh.sgid_index,
-				    pc->gid_tbl_len);
+	problem = ib_ah_attr_problem(device, attr, attr->port_num);
+	if (problem) {
+		IB_CORE_RATELIMITED("%s: AH port %u type %d SL %u flags 0x%x SGID %u: %s\n",
+				    device->name, attr->port_num, attr->type, attr->sl,
+				    attr->ah_flags, attr->grh.sgid_index, problem);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-struct ib_ah *ib_create_ah(struct ib_pd *pd, const struct ib_ah_attr *attr)
+struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags)
 {
+	struct ib_device *device;
 	struct ib_ah *ah;
 	int ret;
 
-	if (IS_ERR_OR_NULL(pd) || !attr) {
+	if (IS_ERR_OR_NULL(pd) || !ah_attr) {
 		IB_CORE_RATELIMITED("no PD or attributes\n");
 		return ERR_PTR(-EINVAL);
 	}
-	ret = ib_check_ah_attr(pd->device, attr);
+	device = pd->device;
+	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
+	if (flags & ~RDMA_CREATE_AH_SLEEPABLE) {
+		IB_CORE_RATELIMITED("%s: flags 0x%x\n", device->name, flags);
+		return ERR_PTR(-EINVAL);
+	}
+	if (!device->ops->create_ah)
+		return ERR_PTR(-EOPNOTSUPP);
+	ret = ib_check_ah_attr(device, ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
 
-	ah = pd->device->ops->create_ah(pd, attr, NULL);
+	ah = device->ops->create_ah(pd, ah_attr, flags, NULL);
 	if (IS_ERR_OR_NULL(ah))
 		return ah ? ah : ERR_PTR(-ENOMEM);
-	ah->device = pd->device;
+	ah->device = device;
 	ah->pd = pd;
 	ah->uobject = NULL;
+	ah->sgid_attr = NULL;
+	ah->type = ah_attr->type;
 	atomic_inc(&pd->usecnt);
 	return ah;
 }
-EXPORT_SYMBOL(ib_create_ah);
+EXPORT_SYMBOL(rdma_create_ah);
 
-int ib_query_ah(struct ib_ah *ah, struct ib_ah_attr *attr)
+int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 {
-	if (IS_ERR_OR_NULL(ah) || !attr) {
+	if (IS_ERR_OR_NULL(ah) || !ah_attr) {
 		IB_CORE_RATELIMITED("no AH or attributes\n");
 		return -EINVAL;
 	}
+	ah_attr->grh.sgid_attr = NULL;
 	if (!ah->device->ops->query_ah)
 		return -EOPNOTSUPP;
-	return ah->device->ops->query_ah(ah, attr);
+	return ah->device->ops->query_ah(ah, ah_attr);
 }
-EXPORT_SYMBOL(ib_query_ah);
+EXPORT_SYMBOL(rdma_query_ah);
 
-int ib_destroy_ah(struct ib_ah *ah)
+int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
+{
+	int ret;
+
+	if (IS_ERR_OR_NULL(ah) || !ah_attr) {
+		IB_CORE_RATELIMITED("no AH or attributes\n");
+		return -EINVAL;
+	}
+	if (ah_attr->type != ah->type) {
+		IB_CORE_RATELIMITED("%s: type %d for an AH of type %d\n",
+				    ah->device->name, ah_attr->type, ah->type);
+		return -EINVAL;
+	}
+	ret = ib_check_ah_attr(ah->device, ah_attr);
+	if (ret)
+		return ret;
+	if (!ah->device->ops->modify_ah)
+		return -EOPNOTSUPP;
+	return ah->device->ops->modify_ah(ah, ah_attr);
+}
+EXPORT_SYMBOL(rdma_modify_ah);
+
+int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 {
 	struct ib_pd *pd;
 	int ret;
@@ -76,68 +142,132 @@ int ib_destroy_ah(struct ib_ah *ah)
 		IB_CORE_RATELIMITED("no AH\n");
 		return -EINVAL;
 	}
+	might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE);
 	pd = ah->pd;
-	ret = ah->device->ops->destroy_ah(ah);
+	ret = ah->device->ops->destroy_ah(ah, flags);
 	if (!ret)
 		atomic_dec(&pd->usecnt);
 	return ret;
 }
-EXPORT_SYMBOL(ib_destroy_ah);
+EXPORT_SYMBOL(rdma_destroy_ah_user);
 
 /*
- * The reply path to the sender of a received UD message: its LID and SL,
- * and with a GRH its GID as destination, answered from the local GID the
- * message was sent to (GID 0 when it went to a multicast group).
+ * The reply path to the sender of a received UD message: its LID, SL and
+ * path bits, and with a GRH its GID as destination, answered from the
+ * local GID the message was sent to (index 0 for the SA's well-known GID).
  */
-struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
-				   const struct ib_grh *grh, u32 port)
+int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+			    const struct ib_wc *wc, const struct ib_grh *grh,
+			    struct rdma_ah_attr *ah_attr)
 {
-	struct ib_ah_attr attr = {};
-	union ib_gid dgid;
+	u16 gid_index = 0;
 	u32 flow;
-	u16 gid_index;
 	int ret;
 
-	if (IS_ERR_OR_NULL(pd) || !wc) {
-		IB_CORE_RATELIMITED("no PD or WC\n");
+	might_sleep();
+	if (!device || !wc || !ah_attr) {
+		IB_CORE_RATELIMITED("no device, WC or attributes\n");
+		return -EINVAL;
+	}
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	if (!rdma_is_port_valid(device, port_num)) {
+		IB_CORE_RATELIMITED("%s: invalid port %u\n", device->name, port_num);
+		return -EINVAL;
+	}
+	ah_attr->type = rdma_ah_find_type(device, port_num);
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_IB) {
+		IB_CORE_RATELIMITED("%s: port %u is not InfiniBand\n", device->name, port_num);
+		return -EINVAL;
+	}
+	rdma_ah_set_sl(ah_attr, wc->sl);
+	rdma_ah_set_port_num(ah_attr, port_num);
+	rdma_ah_set_dlid(ah_attr, wc->slid);
+	rdma_ah_set_path_bits(ah_attr, wc->dlid_path_bits);
+	if (!(wc->wc_flags & IB_WC_GRH))
+		return 0;
+
+	if (!grh) {
+		IB_CORE_RATELIMITED("%s: GRH flagged but missing\n", device->name);
+		return -EINVAL;
+	}
+	if (grh->dgid.global.interface_id != cpu_to_be64(IB_SA_WELL_KNOWN_GUID)) {
+		/* an empty table entry (zero) is nobody's GID */
+		ret = grh->dgid.global.subnet_prefix || grh->dgid.global.interface_id ?
+		      ib_find_cached_gid_on_port(device, port_num, &grh->dgid, &gid_index) :
+		      -ENOENT;
+		if (ret) {
+			IB_CORE_RATELIMITED("%s: GID %pI6 not on port %u\n",
+					    device->name, grh->dgid.raw, port_num);
+			return -ENOENT;
+		}
+	}
+	flow = be32_to_cpu(grh->version_tclass_flow);
+	rdma_ah_set_grh(ah_attr, (union ib_gid *)&grh->sgid, flow & IB_GRH_FLOW_MASK,
+			gid_index, 0xff, (flow >> IB_GRH_TCLASS_SHIFT) & 0xff);
+	return 0;
+}
+EXPORT_SYMBOL(ib_init_ah_attr_from_wc);
+
+struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
+				   const struct ib_grh *grh, u32 port_num)
+{
+	struct rdma_ah_attr attr;
+	struct ib_ah *ah;
+	int ret;
+
+	if (IS_ERR_OR_NULL(pd)) {
+		IB_CORE_RATELIMITED("no PD\n");
 		return ERR_PTR(-EINVAL);
 	}
-	if (!rdma_is_port_valid(pd->device, port)) {
-		IB_CORE_RATELIMITED("%s: invalid port %u\n",
-				    pd->device->name, port);
-		return ERR_PTR(-EINVAL);
-	}
-
-	attr.dlid = wc->slid;
-	attr.sl = wc->sl;
-	attr.src_path_bits = wc->dlid_path_bits;
-	attr.port_num = port;
-
-	if (wc->wc_flags & IB_WC_GRH) {
-		if (!grh) {
-			IB_CORE_RATELIMITED("%s: GRH flagged but missing\n",
-					    pd->device->name);
-			return ERR_PTR(-EINVAL);
-		}
-		memcpy(dgid.raw, grh->dgid, sizeof(dgid.raw));
-		if (dgid.raw[0] == 0xff) {
-			gid_index = 0;
-		} else {
-			ret = ib_find_cached_gid_on_port(pd->device, port, &dgid, &gid_index);
-			if (ret) {
-				IB_CORE_RATELIMITED("%s: GID %pI6 not on port %u\n",
-						    pd->device->name, dgid.raw, port);
-				return ERR_PTR(-ENOENT);
-			}
-		}
-		flow = be32_to_cpu(grh->version_tclass_flow);
-		attr.ah_flags = IB_AH_GRH;
-		memcpy(attr.grh.dgid.raw, grh->sgid, sizeof(attr.grh.dgid.raw));
-		attr.grh.sgid_index = gid_index;
-		attr.grh.flow_label = flow & IB_GRH_FLOW_MASK;
-		attr.grh.traffic_class = (flow >> IB_GRH_TCLASS_SHIFT) & 0xff;
-		attr.grh.hop_limit = 0xff;
-	}
-	return ib_create_ah(pd, &attr);
+	ret = ib_init_ah_attr_from_wc(pd->device, port_num, wc, grh, &attr);
+	if (ret)
+		return ERR_PTR(ret);
+	ah = rdma_create_ah(pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_destroy_ah_attr(&attr);
+	return ah;
 }
 EXPORT_SYMBOL(ib_create_ah_from_wc);
+
+/* --- the sgid_attr reference of an address vector (none until S3E) -------- */
+
+void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
+{
+	if (ah_attr)
+		ah_attr->grh.sgid_attr = NULL;
+}
+EXPORT_SYMBOL(rdma_destroy_ah_attr);
+
+void rdma_copy_ah_attr(struct rdma_ah_attr *dest, const struct rdma_ah_attr *src)
+{
+	*dest = *src;
+}
+EXPORT_SYMBOL(rdma_copy_ah_attr);
+
+void rdma_replace_ah_attr(struct rdma_ah_attr *old, const struct rdma_ah_attr *new)
+{
+	rdma_destroy_ah_attr(old);
+	*old = *new;
+}
+EXPORT_SYMBOL(rdma_replace_ah_attr);
+
+void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
+{
+	rdma_destroy_ah_attr(dest);
+	*dest = *src;
+	src->grh.sgid_attr = NULL;
+}
+EXPORT_SYMBOL(rdma_move_ah_attr);
+
+/*
+ * Upstream takes the SGID index from sgid_attr, which no caller can hold
+ * yet; until S3E only a NULL sgid_attr (index 0) can be passed.
+ */
+void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
+			     u32 flow_label, u8 hop_limit, u8 traffic_class,
+			     const struct ib_gid_attr *sgid_attr)
+{
+	if (sgid_attr)
+		IB_CORE_RATELIMITED("sgid_attr %p cannot exist yet: SGID index 0\n", sgid_attr);
+	rdma_ah_set_grh(attr, dgid, flow_label, 0, hop_limit, traffic_class);
+}
+EXPORT_SYMBOL(rdma_move_grh_sgid_attr);

@@ -89,6 +89,10 @@ void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
 
+/* ah.c: NULL if attr is a valid address vector for port (its own if set) */
+const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_attr *attr,
+			       u32 port);
+
 /* cache.c */
 int ib_cache_setup(struct ib_device *device);
 void ib_cache_cleanup(struct ib_device *device);

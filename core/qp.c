@@ -130,18 +130,6 @@ static bool ib_pkey_index_ok(struct ib_device *device, u32 port, u16 index)
 	return pc && index < pc->pkey_tbl_len;
 }
 
-static bool ib_ah_attr_ok(struct ib_device *device, const struct ib_ah_attr *ah, u32 port)
-{
-	struct ib_port_cache *pc;
-
-	if (ah->port_num)
-		port = ah->port_num;
-	pc = ib_port_cache(device, port);
-	if (!pc || ah->sl > 15)
-		return false;
-	return !(ah->ah_flags & IB_AH_GRH) || ah->grh.sgid_index < pc->gid_tbl_len;
-}
-
 static int ib_check_qp_attr(struct ib_qp *qp, const struct ib_qp_attr *attr, int mask)
 {
 	struct ib_device *device = qp->device;
@@ -153,12 +141,12 @@ static int ib_check_qp_attr(struct ib_qp *qp, const struct ib_qp_attr *attr, int
 		what = "port";
 	else if ((mask & IB_QP_PKEY_INDEX) && !ib_pkey_index_ok(device, port, attr->pkey_index))
 		what = "P_Key index";
-	else if ((mask & IB_QP_AV) && !ib_ah_attr_ok(device, &attr->ah_attr, port))
+	else if ((mask & IB_QP_AV) && ib_ah_attr_problem(device, &attr->ah_attr, port))
 		what = "address vector";
 	else if ((mask & IB_QP_ALT_PATH) &&
 		 (!rdma_is_port_valid(device, attr->alt_port_num) ||
 		  !ib_pkey_index_ok(device, attr->alt_port_num, attr->alt_pkey_index) ||
-		  !ib_ah_attr_ok(device, &attr->alt_ah_attr, attr->alt_port_num) ||
+		  ib_ah_attr_problem(device, &attr->alt_ah_attr, attr->alt_port_num) ||
 		  attr->alt_timeout > 31))
 		what = "alternate path";
 	else if ((mask & IB_QP_PATH_MTU) &&

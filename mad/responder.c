@@ -16,7 +16,7 @@ static void mad_responder_sent(struct ib_mad_agent *agent, struct ib_mad_send_wc
 	if (wc->status != IB_WC_SUCCESS)
 		mad_dbg_rl("reply not sent: %s\n", ib_wc_status_msg(wc->status));
 	ib_free_send_mad(wc->send_buf);
-	ib_destroy_ah(ah);
+	rdma_destroy_ah(ah, 0);
 }
 
 /* [sleep] */
@@ -60,13 +60,14 @@ static struct ib_ah *mad_reply_ah(struct mad_port *port, const struct ib_wc *wc,
 				  const struct ib_grh *grh, const struct ib_mad *reply)
 {
 	const struct ib_smp *smp = (const struct ib_smp *)reply;
-	struct ib_ah_attr attr = {};
+	struct rdma_ah_attr attr = {};
 
 	if (reply->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE &&
 	    (smp->hop_cnt || smp->dr_dlid == IB_LID_PERMISSIVE)) {
-		attr.dlid = be16_to_cpu(IB_LID_PERMISSIVE);
-		attr.port_num = port->port_num;
-		return ib_create_ah(port->pd, &attr);
+		attr.type = rdma_ah_find_type(port->device, port->port_num);
+		rdma_ah_set_dlid(&attr, be16_to_cpu(IB_LID_PERMISSIVE));
+		rdma_ah_set_port_num(&attr, port->port_num);
+		return rdma_create_ah(port->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	}
 	return ib_create_ah_from_wc(port->pd, wc, wc->wc_flags & IB_WC_GRH ? grh : NULL,
 				    port->port_num);
@@ -103,7 +104,7 @@ void mad_send_back(struct mad_port *port, struct mad_qp *mqp, const struct ib_wc
 				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA, GFP_KERNEL,
 				 IB_MGMT_BASE_VERSION);
 	if (IS_ERR(buf)) {
-		ib_destroy_ah(ah);
+		rdma_destroy_ah(ah, 0);
 		goto out;
 	}
 	memcpy(buf->mad, reply, IB_MGMT_MAD_SIZE);
@@ -112,7 +113,7 @@ void mad_send_back(struct mad_port *port, struct mad_qp *mqp, const struct ib_wc
 	if (ret) {
 		mad_dbg_rl("port %u: reply not posted: %d\n", port->port_num, ret);
 		ib_free_send_mad(buf);
-		ib_destroy_ah(ah);
+		rdma_destroy_ah(ah, 0);
 	}
 out:
 	mad_agent_put(ap);

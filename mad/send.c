@@ -121,21 +121,23 @@ static int mad_sq_post(struct mad_qp *mqp, struct mad_send_wr *sw)
 		.length = IB_MGMT_MAD_SIZE,
 		.lkey = mqp->port->pd->local_dma_lkey,
 	};
-	struct ib_send_wr wr = {
-		.wr_id = (uintptr_t)sw,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = (uintptr_t)sw,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_SEND,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.ah = sw->buf.ah,
+		.remote_qpn = sw->remote_qpn,
+		.remote_qkey = mqp->type == IB_QPT_GSI ? IB_QP1_QKEY : 0,
+		.pkey_index = sw->pkey_index,
 	};
 	int ret;
 
 	lockdep_assert_held(&mqp->sq_lock);
-	wr.wr.ud.ah = sw->buf.ah;
-	wr.wr.ud.remote_qpn = sw->remote_qpn;
-	wr.wr.ud.remote_qkey = mqp->type == IB_QPT_GSI ? IB_QP1_QKEY : 0;
-	wr.wr.ud.pkey_index = sw->pkey_index;
-	ret = ib_post_send(mqp->qp, &wr, NULL);
+	ret = ib_post_send(mqp->qp, &wr.wr, NULL);
 	if (!ret)
 		mqp->sq_posted++;
 	return ret;

@@ -268,10 +268,10 @@ struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 int mlx4_ib_dereg_mr(struct ib_mr *mr);
 
 /* ah.c */
-struct ib_ah *mlx4_ib_create_ah(struct ib_pd *pd, const struct ib_ah_attr *attr,
+struct ib_ah *mlx4_ib_create_ah(struct ib_pd *pd, const struct rdma_ah_attr *attr, u32 flags,
 				struct ib_udata *udata);
-int mlx4_ib_query_ah(struct ib_ah *ah, struct ib_ah_attr *attr);
-int mlx4_ib_destroy_ah(struct ib_ah *ah);
+int mlx4_ib_query_ah(struct ib_ah *ah, struct rdma_ah_attr *attr);
+int mlx4_ib_destroy_ah(struct ib_ah *ah, u32 flags);
 
 /* comp_queue.c */
 struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init_attr *attr,

@@ -8,18 +8,11 @@
  */
 #include <linux/string.h>
 
+#include <rdma/ib_pack.h>
+
 #include "mlx4_ib.h"
 
-#define IB_LRH_BYTES		8
-#define IB_GRH_BYTES		40
-#define IB_BTH_BYTES		12
-#define IB_DETH_BYTES		8
 #define IB_IMM_BYTES		4
-#define IB_ICRC_BYTES		4
-#define IB_LNH_IBA_LOCAL	0x2
-#define IB_LNH_IBA_GLOBAL	0x3
-#define IB_OPCODE_UD_SEND_ONLY	0x64
-#define IB_OPCODE_UD_SEND_IMM	0x65
 #define IB_GRH_NEXT_HDR_BTH	0x1b
 #define IB_PERMISSIVE_LID	0xffff
 
@@ -40,6 +33,7 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 			  void *wqe, int *opcode)
 {
 	struct mlx4_ib_dev *dev = qp->dev;
+	const struct ib_ud_wr *ud = ud_wr(wr);
 	struct mlx4_hw_mlx_seg *mlx = wqe;
 	const struct mlx4_hw_av *av;
 	struct mlx4_hw_data_seg *dseg;
@@ -56,9 +50,9 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 
 	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
 		return -EINVAL;
-	if (!wr->wr.ud.ah || (wr->send_flags & IB_SEND_INLINE))
+	if (!ud->ah || (wr->send_flags & IB_SEND_INLINE))
 		return -EINVAL;
-	av = &to_mah(wr->wr.ud.ah)->av;
+	av = &to_mah(ud->ah)->av;
 	for (i = 0; i < wr->num_sge; i++)
 		payload += wr->sg_list[i].length;
 	if (payload > 4096)
@@ -99,28 +93,28 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	 * BTH.  A P_Key index past the port's table fails the send, as
 	 * upstream's: the MAD must not go out under the full default P_Key.
 	 */
-	pkey_index = smi ? qp->pkey_index : wr->wr.ud.pkey_index;
+	pkey_index = smi ? qp->pkey_index : ud->pkey_index;
 	if (ib_get_cached_pkey(&dev->ib_dev, qp->port, pkey_index, &pkey)) {
 		mlx4_ib_warn_rl(dev, "QP%u: P_Key index %u not in port %u's table\n",
 				qp->ibqp.qp_num, pkey_index, qp->port);
 		return -EINVAL;
 	}
 	p = mlx4_ib_hdr_put(&h, IB_BTH_BYTES);
-	p[0] = imm ? IB_OPCODE_UD_SEND_IMM : IB_OPCODE_UD_SEND_ONLY;
+	p[0] = imm ? IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE : IB_OPCODE_UD_SEND_ONLY;
 	p[1] = (wr->send_flags & IB_SEND_SOLICITED ? 0x80 : 0) | pad << 4;
 	*(__be16 *)(p + 2) = cpu_to_be16(pkey);
-	*(__be32 *)(p + 4) = cpu_to_be32(wr->wr.ud.remote_qpn & 0xffffff);
+	*(__be32 *)(p + 4) = cpu_to_be32(ud->remote_qpn & 0xffffff);
 	*(__be32 *)(p + 8) = cpu_to_be32(qp->send_psn++ & 0xffffff);
 
 	/* DETH */
-	qkey = wr->wr.ud.remote_qkey & 0x80000000 ? qp->qkey : wr->wr.ud.remote_qkey;
+	qkey = ud->remote_qkey & 0x80000000 ? qp->qkey : ud->remote_qkey;
 	p = mlx4_ib_hdr_put(&h, IB_DETH_BYTES);
 	*(__be32 *)p = cpu_to_be32(qkey);
 	*(__be32 *)(p + 4) = cpu_to_be32(qp->ibqp.qp_num & 0xffffff);
 
 	if (imm) {
 		p = mlx4_ib_hdr_put(&h, IB_IMM_BYTES);
-		memcpy(p, &wr->imm_data, IB_IMM_BYTES);
+		memcpy(p, &wr->ex.imm_data, IB_IMM_BYTES);
 	}
 
 	mlx->flags = cpu_to_be32((smi ? MLX4_HW_MLX_VL15 : 0) |

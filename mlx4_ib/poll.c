@@ -84,12 +84,12 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 	case MLX4_HW_RECV_RDMA_WRITE_IMM:
 		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
 		wc->wc_flags |= IB_WC_WITH_IMM;
-		wc->imm_data = cqe->immed_rss_invalid;
+		wc->ex.imm_data = cqe->immed_rss_invalid;
 		break;
 	case MLX4_HW_RECV_SEND_IMM:
 		wc->opcode = IB_WC_RECV;
 		wc->wc_flags |= IB_WC_WITH_IMM;
-		wc->imm_data = cqe->immed_rss_invalid;
+		wc->ex.imm_data = cqe->immed_rss_invalid;
 		break;
 	default:
 		wc->opcode = IB_WC_RECV;

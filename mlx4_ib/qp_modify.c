@@ -87,27 +87,28 @@ static u8 mlx4_ib_sched_queue(struct mlx4_ib_qp *qp, u8 port, u8 sl)
 	return MLX4_HW_SCHED_QUEUE_BASE | (port - 1) << 6 | (sl & 0xf) << 2;
 }
 
-static int mlx4_ib_set_path(struct mlx4_ib_qp *qp, const struct ib_ah_attr *ah,
-			    u8 port, struct mlx4_hw_path *path)
+static int mlx4_ib_set_path(struct mlx4_ib_qp *qp, const struct rdma_ah_attr *ah,
+			    u32 port, struct mlx4_hw_path *path)
 {
 	struct mlx4_ib_dev *dev = qp->dev;
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
 
 	if (!rdma_is_port_valid(&dev->ib_dev, port))
 		return -EINVAL;
-	path->grh_mylmc = ah->src_path_bits & 0x7f;
-	path->rlid = cpu_to_be16(ah->dlid);
-	path->static_rate = mlx4_ib_static_rate(dev, ah->static_rate);
-	if (ah->ah_flags & IB_AH_GRH) {
-		if (ah->grh.sgid_index >= dev->dev->caps.gid_table_len[port])
+	path->grh_mylmc = rdma_ah_get_path_bits(ah) & 0x7f;
+	path->rlid = cpu_to_be16(rdma_ah_get_dlid(ah));
+	path->static_rate = mlx4_ib_static_rate(dev, rdma_ah_get_static_rate(ah));
+	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) {
+		if (grh->sgid_index >= dev->dev->caps.gid_table_len[port])
 			return -EINVAL;
 		path->grh_mylmc |= 0x80;
-		path->mgid_index = ah->grh.sgid_index;
-		path->hop_limit = ah->grh.hop_limit;
-		path->tclass_flowlabel = cpu_to_be32((u32)ah->grh.traffic_class << 20 |
-						     (ah->grh.flow_label & 0xfffff));
-		memcpy(path->rgid, ah->grh.dgid.raw, 16);
+		path->mgid_index = grh->sgid_index;
+		path->hop_limit = grh->hop_limit;
+		path->tclass_flowlabel = cpu_to_be32((u32)grh->traffic_class << 20 |
+						     (grh->flow_label & 0xfffff));
+		memcpy(path->rgid, grh->dgid.raw, 16);
 	}
-	path->sched_queue = mlx4_ib_sched_queue(qp, port, ah->sl);
+	path->sched_queue = mlx4_ib_sched_queue(qp, port, rdma_ah_get_sl(ah));
 	return 0;
 }
 
@@ -185,7 +186,7 @@ static int mlx4_ib_fill_attrs(struct mlx4_ib_qp *qp, const struct ib_qp_attr *at
 		err = mlx4_ib_set_path(qp, &attr->ah_attr, m->port, &ctx->pri_path);
 		if (err)
 			return err;
-		m->sl = attr->ah_attr.sl;
+		m->sl = rdma_ah_get_sl(&attr->ah_attr);
 		m->optpar |= MLX4_OPTPAR_PRIMARY_ADDR_PATH | MLX4_OPTPAR_SCHED_QUEUE;
 	}
 	ctx->pri_path.sched_queue = mlx4_ib_sched_queue(qp, m->port, m->sl);
@@ -422,24 +423,24 @@ out:
 	return err;
 }
 
-static void mlx4_ib_path_to_ah(const struct mlx4_hw_path *path, struct ib_ah_attr *ah)
+static void mlx4_ib_path_to_ah(struct mlx4_ib_dev *dev, const struct mlx4_hw_path *path,
+			       struct rdma_ah_attr *ah)
 {
 	u32 tf = be32_to_cpu(path->tclass_flowlabel);
+	u32 port = ((path->sched_queue >> 6) & 1) + 1;
 
 	memset(ah, 0, sizeof(*ah));
-	ah->port_num = ((path->sched_queue >> 6) & 1) + 1;
-	ah->dlid = be16_to_cpu(path->rlid);
-	ah->sl = (path->sched_queue >> 2) & 0xf;
-	ah->src_path_bits = path->grh_mylmc & 0x7f;
-	ah->static_rate = path->static_rate ?
-			  path->static_rate - MLX4_IB_STAT_RATE_OFFSET : 0;
+	ah->type = rdma_ah_find_type(&dev->ib_dev, port);
+	rdma_ah_set_port_num(ah, port);
+	rdma_ah_set_dlid(ah, be16_to_cpu(path->rlid));
+	rdma_ah_set_sl(ah, (path->sched_queue >> 2) & 0xf);
+	rdma_ah_set_path_bits(ah, path->grh_mylmc & 0x7f);
+	rdma_ah_set_static_rate(ah, path->static_rate ?
+				path->static_rate - MLX4_IB_STAT_RATE_OFFSET : 0);
 	if (path->grh_mylmc & 0x80) {
-		ah->ah_flags = IB_AH_GRH;
-		ah->grh.sgid_index = path->mgid_index;
-		ah->grh.hop_limit = path->hop_limit;
-		ah->grh.traffic_class = (tf >> 20) & 0xff;
-		ah->grh.flow_label = tf & 0xfffff;
-		memcpy(ah->grh.dgid.raw, path->rgid, 16);
+		rdma_ah_set_grh(ah, NULL, tf & 0xfffff, path->mgid_index, path->hop_limit,
+				(tf >> 20) & 0xff);
+		memcpy(ah->grh.dgid.raw, path->rgid, sizeof(ah->grh.dgid.raw));
 	}
 }
 
@@ -480,10 +481,10 @@ static int mlx4_ib_read_context(struct mlx4_ib_qp *qp, struct ib_qp_attr *attr)
 		(params2 & MLX4_HW_PARAMS2_RWE ? IB_ACCESS_REMOTE_WRITE : 0) |
 		(params2 & MLX4_HW_PARAMS2_RAE ? IB_ACCESS_REMOTE_ATOMIC : 0);
 	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
-		mlx4_ib_path_to_ah(&ctx->pri_path, &attr->ah_attr);
-		mlx4_ib_path_to_ah(&ctx->alt_path, &attr->alt_ah_attr);
+		mlx4_ib_path_to_ah(qp->dev, &ctx->pri_path, &attr->ah_attr);
+		mlx4_ib_path_to_ah(qp->dev, &ctx->alt_path, &attr->alt_ah_attr);
 		attr->alt_pkey_index = ctx->alt_path.pkey_index & 0x7f;
-		attr->alt_port_num = attr->alt_ah_attr.port_num;
+		attr->alt_port_num = rdma_ah_get_port_num(&attr->alt_ah_attr);
 		attr->alt_timeout = ctx->alt_path.ackto >> 3;
 	}
 	attr->pkey_index = ctx->pri_path.pkey_index & 0x7f;

@@ -223,8 +223,8 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	case MLX4_HW_OPCODE_RDMA_WRITE_IMM:
 	case MLX4_HW_OPCODE_RDMA_READ:
 		raddr = wqe + off;
-		raddr->raddr = cpu_to_be64(wr->wr.rdma.remote_addr);
-		raddr->rkey = cpu_to_be32(wr->wr.rdma.rkey);
+		raddr->raddr = cpu_to_be64(rdma_wr(wr)->remote_addr);
+		raddr->rkey = cpu_to_be32(rdma_wr(wr)->rkey);
 		raddr->reserved = 0;
 		off += sizeof(*raddr);
 		inline_ok = opcode != MLX4_HW_OPCODE_RDMA_READ;
@@ -234,16 +234,16 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
 			return -EINVAL;
 		raddr = wqe + off;
-		raddr->raddr = cpu_to_be64(wr->wr.atomic.remote_addr);
-		raddr->rkey = cpu_to_be32(wr->wr.atomic.rkey);
+		raddr->raddr = cpu_to_be64(atomic_wr(wr)->remote_addr);
+		raddr->rkey = cpu_to_be32(atomic_wr(wr)->rkey);
 		raddr->reserved = 0;
 		off += sizeof(*raddr);
 		atomic = wqe + off;
 		if (opcode == MLX4_HW_OPCODE_ATOMIC_CS) {
-			atomic->swap_add = cpu_to_be64(wr->wr.atomic.swap);
-			atomic->compare = cpu_to_be64(wr->wr.atomic.compare_add);
+			atomic->swap_add = cpu_to_be64(atomic_wr(wr)->swap);
+			atomic->compare = cpu_to_be64(atomic_wr(wr)->compare_add);
 		} else {
-			atomic->swap_add = cpu_to_be64(wr->wr.atomic.compare_add);
+			atomic->swap_add = cpu_to_be64(atomic_wr(wr)->compare_add);
 			atomic->compare = 0;
 		}
 		off += sizeof(*atomic);
@@ -254,12 +254,14 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	}
 
 	if (qp->ibqp.qp_type == IB_QPT_UD) {
-		if (!wr->wr.ud.ah)
+		const struct ib_ud_wr *ud = ud_wr(wr);
+
+		if (!ud->ah)
 			return -EINVAL;
 		dgram = wqe + off;
-		memcpy(&dgram->av, &to_mah(wr->wr.ud.ah)->av, sizeof(dgram->av));
-		dgram->dqpn = cpu_to_be32(wr->wr.ud.remote_qpn & 0xffffff);
-		dgram->qkey = cpu_to_be32(wr->wr.ud.remote_qkey);
+		memcpy(&dgram->av, &to_mah(ud->ah)->av, sizeof(dgram->av));
+		dgram->dqpn = cpu_to_be32(ud->remote_qpn & 0xffffff);
+		dgram->qkey = cpu_to_be32(ud->remote_qkey);
 		dgram->vlan = 0;
 		memset(dgram->mac, 0, sizeof(dgram->mac));
 		off += sizeof(*dgram);
@@ -276,7 +278,7 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 			     MLX4_HW_CTRL_CQ_UPDATE : 0) |
 			    (wr->send_flags & IB_SEND_SOLICITED ? MLX4_HW_CTRL_SOLICITED : 0));
 	ctrl->imm = opcode == MLX4_HW_OPCODE_SEND_IMM ||
-		    opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM ? wr->imm_data : 0;
+		    opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM ? wr->ex.imm_data : 0;
 	return size;
 }
 

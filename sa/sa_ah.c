@@ -16,22 +16,21 @@ static int sa_gid_index(struct ib_device *device, u32 port_num,
 	return index;
 }
 
-/* a global route to dgid from our GID at sgid_index */
-static void sa_set_grh(struct ib_ah_attr *ah_attr, const union ib_gid *dgid,
-		       u32 flow_label, u8 hop_limit, u8 traffic_class,
-		       int sgid_index)
+/* the common part: an IB address vector on port_num to dlid */
+static void sa_init_ah(struct ib_device *device, u32 port_num, u16 dlid, u8 sl,
+		       u8 rate, struct rdma_ah_attr *ah_attr)
 {
-	ah_attr->ah_flags = IB_AH_GRH;
-	ah_attr->grh.dgid = *dgid;
-	ah_attr->grh.flow_label = flow_label;
-	ah_attr->grh.hop_limit = hop_limit;
-	ah_attr->grh.traffic_class = traffic_class;
-	ah_attr->grh.sgid_index = sgid_index;
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = rdma_ah_find_type(device, port_num);
+	rdma_ah_set_dlid(ah_attr, dlid);
+	rdma_ah_set_sl(ah_attr, sl);
+	rdma_ah_set_static_rate(ah_attr, rate);
+	rdma_ah_set_port_num(ah_attr, port_num);
 }
 
 int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 			 const struct ib_sa_path_rec *rec,
-			 struct ib_ah_attr *ah_attr)
+			 struct rdma_ah_attr *ah_attr)
 {
 	u8 lmc = 0;
 	int index;
@@ -40,35 +39,27 @@ int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 	if (index < 0)
 		return index;
 	ib_get_cached_lmc(device, port_num, &lmc);
-	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->dlid = rec->dlid;
-	ah_attr->sl = rec->sl;
-	ah_attr->src_path_bits = rec->slid & ((1U << lmc) - 1);
-	ah_attr->static_rate = rec->rate;
-	ah_attr->port_num = port_num;
+	sa_init_ah(device, port_num, rec->dlid, rec->sl, rec->rate, ah_attr);
+	rdma_ah_set_path_bits(ah_attr, rec->slid & ((1U << lmc) - 1));
 	if (rec->hop_limit > 1)
-		sa_set_grh(ah_attr, &rec->dgid, rec->flow_label, rec->hop_limit,
-			   rec->traffic_class, index);
+		rdma_ah_set_grh(ah_attr, (union ib_gid *)&rec->dgid, rec->flow_label, index,
+				rec->hop_limit, rec->traffic_class);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_from_path);
 
 int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
 			     const struct ib_sa_mcmember_rec *rec,
-			     struct ib_ah_attr *ah_attr)
+			     struct rdma_ah_attr *ah_attr)
 {
 	int index;
 
 	index = sa_gid_index(device, port_num, &rec->port_gid);
 	if (index < 0)
 		return index;
-	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->dlid = rec->mlid;
-	ah_attr->sl = rec->sl;
-	ah_attr->static_rate = rec->rate;
-	ah_attr->port_num = port_num;
-	sa_set_grh(ah_attr, &rec->mgid, rec->flow_label, rec->hop_limit,
-		   rec->traffic_class, index);
+	sa_init_ah(device, port_num, rec->mlid, rec->sl, rec->rate, ah_attr);
+	rdma_ah_set_grh(ah_attr, (union ib_gid *)&rec->mgid, rec->flow_label, index,
+			rec->hop_limit, rec->traffic_class);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_from_mcmember);

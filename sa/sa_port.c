@@ -10,7 +10,7 @@ static void sa_sm_ah_release(struct kref *ref)
 {
 	struct sa_sm_ah *sm_ah = container_of(ref, struct sa_sm_ah, ref);
 
-	ib_destroy_ah(sm_ah->ah);
+	rdma_destroy_ah(sm_ah->ah, 0);
 	kfree(sm_ah);
 }
 
@@ -61,7 +61,8 @@ static u16 sa_default_pkey_index(struct sa_port *port)
 static struct sa_sm_ah *sa_sm_ah_create(struct sa_port *port,
 					const struct ib_port_attr *attr)
 {
-	struct ib_ah_attr ah_attr = {};
+	struct ib_device *device = port->sa_dev->device;
+	struct rdma_ah_attr ah_attr = {};
 	struct sa_sm_ah *sm_ah;
 
 	if (!attr->sm_lid || attr->sm_lid >= 0xc000)
@@ -70,10 +71,11 @@ static struct sa_sm_ah *sa_sm_ah_create(struct sa_port *port,
 	if (!sm_ah)
 		return NULL;
 	kref_init(&sm_ah->ref);
-	ah_attr.dlid = attr->sm_lid;
-	ah_attr.sl = attr->sm_sl;
-	ah_attr.port_num = port->port_num;
-	sm_ah->ah = ib_create_ah(port->agent->qp->pd, &ah_attr);
+	ah_attr.type = rdma_ah_find_type(device, port->port_num);
+	rdma_ah_set_dlid(&ah_attr, attr->sm_lid);
+	rdma_ah_set_sl(&ah_attr, attr->sm_sl);
+	rdma_ah_set_port_num(&ah_attr, port->port_num);
+	sm_ah->ah = rdma_create_ah(port->agent->qp->pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(sm_ah->ah)) {
 		pr_warn_ratelimited(SA_PFX "%s port %u: no AH to the SM (LID %u): %ld\n",
 				    dev_name(&port->sa_dev->device->dev),

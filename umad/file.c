@@ -80,7 +80,7 @@ void umad_send_handler(struct ib_mad_agent *agent,
 	list_del(&packet->list);
 	spin_unlock_irq(&file->send_lock);
 
-	ib_destroy_ah(packet->msg->ah);
+	rdma_destroy_ah(packet->msg->ah, 0);
 	ib_free_send_mad(packet->msg);
 	packet->msg = NULL;
 
@@ -95,35 +95,6 @@ void umad_send_handler(struct ib_mad_agent *agent,
 }
 
 /*
- * The index of the GID a MAD with a GRH was sent to, in the table of the
- * port it arrived on (a GID of the other port is not ours to answer from).
- * The SA's well-known GID is answered from index 0, as upstream does.
- */
-static int umad_dgid_index(struct ib_mad_agent *agent, const union ib_gid *dgid,
-			   u16 *index)
-{
-	union ib_gid gid;
-	int i;
-
-	if (dgid->global.interface_id == cpu_to_be64(IB_SA_WELL_KNOWN_GUID)) {
-		*index = 0;
-		return 0;
-	}
-	if (!dgid->global.subnet_prefix && !dgid->global.interface_id)
-		return -ENOENT;		/* an empty entry is nobody's GID */
-	/* ib_get_cached_gid() fails past the end of the port's table */
-	for (i = 0; i <= U16_MAX; i++) {
-		if (ib_get_cached_gid(agent->device, agent->port_num, i, &gid))
-			break;
-		if (!memcmp(&gid, dgid, sizeof(gid))) {
-			*index = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/*
  * The address fields of a received MAD's header, from its completion: as
  * upstream's, the address to answer to (what ib_init_ah_attr_from_wc()
  * makes of it), so with a GRH the hop limit is 0xff, not the one the MAD
@@ -134,10 +105,8 @@ static int umad_fill_recv_addr(struct ib_mad_agent *agent,
 			       const struct ib_mad_recv_wc *mad_recv_wc)
 {
 	const struct ib_wc *wc = mad_recv_wc->wc;
-	const struct ib_grh *grh = mad_recv_wc->recv_buf.grh;
-	union ib_gid dgid;
-	u16 index;
-	u32 vtf;
+	const struct ib_global_route *grh;
+	struct rdma_ah_attr attr;
 	int ret;
 
 	hdr->qpn = cpu_to_be32(wc->src_qp);
@@ -148,20 +117,19 @@ static int umad_fill_recv_addr(struct ib_mad_agent *agent,
 	hdr->grh_present = !!(wc->wc_flags & IB_WC_GRH);
 	if (!hdr->grh_present)
 		return 0;
-	if (!grh)
-		return -EINVAL;
 
 	/* the reply's address: back to the sender, from the GID it reached */
-	memcpy(dgid.raw, grh->dgid, sizeof(dgid.raw));
-	ret = umad_dgid_index(agent, &dgid, &index);
+	ret = ib_init_ah_attr_from_wc(agent->device, agent->port_num, wc,
+				      mad_recv_wc->recv_buf.grh, &attr);
 	if (ret)
 		return ret;
-	vtf = be32_to_cpu(grh->version_tclass_flow);
-	hdr->gid_index = index;
-	hdr->hop_limit = 0xff;
-	hdr->traffic_class = (vtf >> 20) & 0xff;
-	hdr->flow_label = cpu_to_be32(vtf & 0xfffff);
-	memcpy(hdr->gid, grh->sgid, sizeof(hdr->gid));
+	grh = rdma_ah_read_grh(&attr);
+	hdr->gid_index = grh->sgid_index;
+	hdr->hop_limit = grh->hop_limit;
+	hdr->traffic_class = grh->traffic_class;
+	hdr->flow_label = cpu_to_be32(grh->flow_label);
+	memcpy(hdr->gid, grh->dgid.raw, sizeof(hdr->gid));
+	rdma_destroy_ah_attr(&attr);
 	return 0;
 }
 

@@ -22,22 +22,21 @@ static struct ib_ah *umad_create_ah(struct umad_file *file,
 				    struct ib_mad_agent *agent,
 				    const struct ib_user_mad_hdr *hdr)
 {
-	struct ib_ah_attr attr = {
-		.dlid		= be16_to_cpu(hdr->lid),
-		.sl		= hdr->sl,
-		.src_path_bits	= hdr->path_bits,
-		.port_num	= file->port->port_num,
-	};
+	struct ib_device *device = agent->qp->device;
+	u32 port = file->port->port_num;
+	struct rdma_ah_attr attr = {};
 
+	attr.type = rdma_ah_find_type(device, port);
+	rdma_ah_set_dlid(&attr, be16_to_cpu(hdr->lid));
+	rdma_ah_set_sl(&attr, hdr->sl);
+	rdma_ah_set_path_bits(&attr, hdr->path_bits);
+	rdma_ah_set_port_num(&attr, port);
 	if (hdr->grh_present) {
-		attr.ah_flags = IB_AH_GRH;
+		rdma_ah_set_grh(&attr, NULL, be32_to_cpu(hdr->flow_label), hdr->gid_index,
+				hdr->hop_limit, hdr->traffic_class);
 		memcpy(attr.grh.dgid.raw, hdr->gid, sizeof(attr.grh.dgid.raw));
-		attr.grh.flow_label = be32_to_cpu(hdr->flow_label);
-		attr.grh.sgid_index = hdr->gid_index;
-		attr.grh.hop_limit = hdr->hop_limit;
-		attr.grh.traffic_class = hdr->traffic_class;
 	}
-	return ib_create_ah(agent->qp->pd, &attr);
+	return rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 }
 
 /* SMPs go out on QP0, everything else on QP1. */
@@ -193,7 +192,7 @@ err_msg:
 	packet->msg = NULL;
 	ib_free_send_mad(msg);
 err_ah:
-	ib_destroy_ah(ah);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	return ret;
 }
 

@@ -87,27 +87,7 @@ enum ib_sa_selector {
 	IB_SA_BEST = 3,	/* the largest MTU or rate, the smallest lifetime */
 };
 
-/* Static rate codes (IBA 9.11.1, PathRecord:Rate) */
-enum ib_rate {
-	IB_RATE_PORT_CURRENT = 0,
-	IB_RATE_2_5_GBPS = 2,
-	IB_RATE_5_GBPS = 5,
-	IB_RATE_10_GBPS = 3,
-	IB_RATE_20_GBPS = 6,
-	IB_RATE_30_GBPS = 4,
-	IB_RATE_40_GBPS = 7,
-	IB_RATE_60_GBPS = 8,
-	IB_RATE_80_GBPS = 9,
-	IB_RATE_120_GBPS = 10,
-	IB_RATE_14_GBPS = 11,
-	IB_RATE_56_GBPS = 12,
-	IB_RATE_112_GBPS = 13,
-	IB_RATE_168_GBPS = 14,
-	IB_RATE_25_GBPS = 15,
-	IB_RATE_100_GBPS = 16,
-	IB_RATE_200_GBPS = 17,
-	IB_RATE_300_GBPS = 18,
-};
+/* enum ib_rate, the rate codes of PathRecord:Rate, is in <rdma/ib_verbs.h>. */
 
 /* The wire ComponentMask: bit n says field n of the record is meaningful. */
 typedef __be64 ib_sa_comp_mask;
@@ -359,7 +339,7 @@ int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
  */
 int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
 			     const struct ib_sa_mcmember_rec *rec,
-			     struct ib_ah_attr *ah_attr);
+			     struct rdma_ah_attr *ah_attr);
 
 /*
  * [any] An address vector for the path (DLID, SL, rate, SLID's path bits
@@ -368,6 +348,6 @@ int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
  */
 int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
 			 const struct ib_sa_path_rec *rec,
-			 struct ib_ah_attr *ah_attr);
+			 struct rdma_ah_attr *ah_attr);
 
 #endif /* IBSTACK_RDMA_IB_SA_H */

@@ -7,10 +7,10 @@
  *  - [any]   callable from any context, never sleeps (hard IRQ included);
  *  - [sleep] process context, may sleep.
  * The data-path verbs ib_post_send(), ib_post_recv(), ib_post_srq_recv(),
- * ib_poll_cq(), ib_req_notify_cq() and the driver's AH calls are [any].  A
- * driver never calls a CQ's completion handler or an event handler from the
- * call chain of a verb, and calls one CQ's completion handler from one
- * context at a time.
+ * ib_poll_cq(), ib_req_notify_cq() and the AH calls without their SLEEPABLE
+ * flag are [any].  A driver never calls a CQ's completion handler or an
+ * event handler from the call chain of a verb, and calls one CQ's
+ * completion handler from one context at a time.
  *
  * Numeric values of the enums below that user space can see through uverbs
  * (access flags, QP attribute masks, states, types, WC status and opcodes,
@@ -32,6 +32,7 @@
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
 #include <linux/err.h>
+#include <linux/if_ether.h>
 
 /*
  * What the verbs take from management datagrams (upstream keeps it here
@@ -55,21 +56,12 @@ struct ib_mad;
 #define IB_LID_PERMISSIVE		cpu_to_be16(0xffff)
 #define IB_MULTICAST_QPN		0xffffff
 
-/* Global route header (40 bytes) as received ahead of UD payloads. */
-struct ib_grh {
-	__be32	version_tclass_flow;
-	__be16	paylen;
-	u8	next_hdr;
-	u8	hop_limit;
-	u8	sgid[16];
-	u8	dgid[16];
-} __packed;
-
 struct ib_device;
 struct ib_udata;
 struct ib_ucontext;
 struct ib_uobject;
 struct ib_port_cache;
+struct net_device;
 
 #define IB_DEVICE_NAME_MAX	64
 #define IB_NODE_DESC_MAX	64
@@ -83,6 +75,19 @@ union ib_gid {
 		__be64 subnet_prefix;
 		__be64 interface_id;
 	} global;
+};
+
+/*
+ * The global route header (40 bytes) as received ahead of UD payloads,
+ * in wire order; the GIDs as union ib_gid, as upstream has them.
+ */
+struct ib_grh {
+	__be32		version_tclass_flow;
+	__be16		paylen;
+	u8		next_hdr;
+	u8		hop_limit;
+	union ib_gid	sgid;
+	union ib_gid	dgid;
 };
 
 /* The interface ID of the SA's well-known GID (host order, as upstream's) */
@@ -467,12 +472,47 @@ struct ib_srq {
 	atomic_t		usecnt;		/* QPs using it */
 };
 
-/* Address vectors (InfiniBand link layer only) */
+/* ---------------------------------------------------------------------- */
+/* Address vectors and address handles */
+
+/* Static rate codes (IBA 9.11.1; PathRecord:Rate, the AH's static_rate) */
+enum ib_rate {
+	IB_RATE_PORT_CURRENT = 0,
+	IB_RATE_2_5_GBPS = 2,
+	IB_RATE_5_GBPS = 5,
+	IB_RATE_10_GBPS = 3,
+	IB_RATE_20_GBPS = 6,
+	IB_RATE_30_GBPS = 4,
+	IB_RATE_40_GBPS = 7,
+	IB_RATE_60_GBPS = 8,
+	IB_RATE_80_GBPS = 9,
+	IB_RATE_120_GBPS = 10,
+	IB_RATE_14_GBPS = 11,
+	IB_RATE_56_GBPS = 12,
+	IB_RATE_112_GBPS = 13,
+	IB_RATE_168_GBPS = 14,
+	IB_RATE_25_GBPS = 15,
+	IB_RATE_100_GBPS = 16,
+	IB_RATE_200_GBPS = 17,
+	IB_RATE_300_GBPS = 18,
+	IB_RATE_28_GBPS = 19,
+	IB_RATE_50_GBPS = 20,
+	IB_RATE_400_GBPS = 21,
+	IB_RATE_600_GBPS = 22,
+};
+
 enum ib_ah_flags {
 	IB_AH_GRH = BIT(0),
 };
 
+/*
+ * The attributes of a GID table entry.  Declared only: until ib_core keeps
+ * them (issue 13, step S3E), every sgid_attr below is NULL.
+ */
+struct ib_gid_attr;
+
 struct ib_global_route {
+	const struct ib_gid_attr *sgid_attr;	/* NULL: taken from sgid_index */
 	union ib_gid	dgid;
 	u32		flow_label;
 	u8		sgid_index;
@@ -480,20 +520,56 @@ struct ib_global_route {
 	u8		traffic_class;
 };
 
+/* Which member of rdma_ah_attr's union is valid: the port's link layer */
+enum rdma_ah_attr_type {
+	RDMA_AH_ATTR_TYPE_UNDEFINED,
+	RDMA_AH_ATTR_TYPE_IB,
+	RDMA_AH_ATTR_TYPE_ROCE,
+	RDMA_AH_ATTR_TYPE_OPA,
+};
+
+/* The InfiniBand part of an address vector (upstream's name, reused) */
 struct ib_ah_attr {
+	u16	dlid;
+	u8	src_path_bits;
+};
+
+struct roce_ah_attr {
+	u8	dmac[ETH_ALEN];
+};
+
+struct opa_ah_attr {
+	u32	dlid;
+	u8	src_path_bits;
+	bool	make_grd;
+};
+
+/*
+ * An address vector.  Fill it through the rdma_ah_set_*() accessors after
+ * setting type (rdma_ah_find_type()); grh is valid with IB_AH_GRH in
+ * ah_flags.  Our ports are InfiniBand: only RDMA_AH_ATTR_TYPE_IB is
+ * accepted.
+ */
+struct rdma_ah_attr {
 	struct ib_global_route	grh;
-	u16			dlid;
 	u8			sl;
-	u8			src_path_bits;
-	u8			static_rate;	/* IBA rate code, 0 = port rate */
+	u8			static_rate;	/* enum ib_rate, 0 = port rate */
+	u32			port_num;
 	u8			ah_flags;	/* enum ib_ah_flags */
-	u8			port_num;
+	enum rdma_ah_attr_type	type;
+	union {
+		struct ib_ah_attr	ib;
+		struct roce_ah_attr	roce;
+		struct opa_ah_attr	opa;
+	};
 };
 
 struct ib_ah {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
 	struct ib_uobject	*uobject;
+	const struct ib_gid_attr *sgid_attr;	/* NULL until S3E */
+	enum rdma_ah_attr_type	type;
 };
 
 enum ib_qp_type {
@@ -587,8 +663,8 @@ struct ib_qp_attr {
 	u32			dest_qp_num;
 	int			qp_access_flags;
 	struct ib_qp_cap	cap;
-	struct ib_ah_attr	ah_attr;
-	struct ib_ah_attr	alt_ah_attr;
+	struct rdma_ah_attr	ah_attr;
+	struct rdma_ah_attr	alt_ah_attr;
 	u16			pkey_index;
 	u16			alt_pkey_index;
 	u8			en_sqd_async_notify;
@@ -596,12 +672,14 @@ struct ib_qp_attr {
 	u8			max_rd_atomic;
 	u8			max_dest_rd_atomic;
 	u8			min_rnr_timer;
-	u8			port_num;
+	u32			port_num;
 	u8			timeout;
 	u8			retry_cnt;
 	u8			rnr_retry;
-	u8			alt_port_num;
+	u32			alt_port_num;
 	u8			alt_timeout;
+	u32			rate_limit;	/* not supported: 0 */
+	struct net_device	*xmit_slave;	/* LAG only: NULL */
 };
 
 struct ib_qp {
@@ -636,6 +714,7 @@ struct ib_sge {
 	u32	lkey;
 };
 
+/* Send opcodes; 0-13 are the uverbs ABI's values */
 enum ib_wr_opcode {
 	IB_WR_RDMA_WRITE = 0,
 	IB_WR_RDMA_WRITE_WITH_IMM = 1,
@@ -644,6 +723,27 @@ enum ib_wr_opcode {
 	IB_WR_RDMA_READ = 4,
 	IB_WR_ATOMIC_CMP_AND_SWP = 5,
 	IB_WR_ATOMIC_FETCH_AND_ADD = 6,
+	IB_WR_BIND_MW = 8,
+	IB_WR_LSO = 10,
+	IB_WR_SEND_WITH_INV = 9,
+	IB_WR_RDMA_READ_WITH_INV = 11,
+	IB_WR_LOCAL_INV = 7,
+	IB_WR_MASKED_ATOMIC_CMP_AND_SWP = 12,
+	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD = 13,
+	/* kernel consumers only */
+	IB_WR_REG_MR = 0x20,
+	IB_WR_REG_MR_INTEGRITY = 0x21,
+	/* for drivers' own use; ib_core never uses them */
+	IB_WR_RESERVED1 = 0xf0,
+	IB_WR_RESERVED2,
+	IB_WR_RESERVED3,
+	IB_WR_RESERVED4,
+	IB_WR_RESERVED5,
+	IB_WR_RESERVED6,
+	IB_WR_RESERVED7,
+	IB_WR_RESERVED8,
+	IB_WR_RESERVED9,
+	IB_WR_RESERVED10,
 };
 
 enum ib_send_flags {
@@ -652,39 +752,110 @@ enum ib_send_flags {
 	IB_SEND_SOLICITED = BIT(2),
 	IB_SEND_INLINE = BIT(3),
 	IB_SEND_IP_CSUM = BIT(4),
+	/* bits 26-31 are for drivers' own use */
+	IB_SEND_RESERVED_START = BIT(26),
+	IB_SEND_RESERVED_END = BIT(31),
 };
 
+struct ib_cq;
+struct ib_wc;
+
+/*
+ * A completion entry of a consumer that polls through ib_core's CQ API:
+ * the work request carries a pointer to it (wr_cqe) instead of a wr_id,
+ * and done() is called with the completion.  Without that API (step S3A)
+ * the consumer reads the same pointer back from wc->wr_cqe.
+ */
+struct ib_cqe {
+	void (*done)(struct ib_cq *cq, struct ib_wc *wc);
+};
+
+/*
+ * A send work request.  RDMA, atomic, UD and registration requests are the
+ * containers below, which embed it as their first member `wr`; the driver
+ * reaches them through rdma_wr(), atomic_wr(), ud_wr() and reg_wr().
+ */
 struct ib_send_wr {
 	struct ib_send_wr	*next;
-	u64			wr_id;
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
 	struct ib_sge		*sg_list;
 	int			num_sge;
 	enum ib_wr_opcode	opcode;
 	int			send_flags;	/* enum ib_send_flags */
-	__be32			imm_data;
 	union {
-		struct {
-			u64	remote_addr;
-			u32	rkey;
-		} rdma;
-		struct {
-			u64	remote_addr;
-			u64	compare_add;
-			u64	swap;
-			u32	rkey;
-		} atomic;
-		struct {
-			struct ib_ah	*ah;
-			u32		remote_qpn;
-			u32		remote_qkey;
-			u16		pkey_index;	/* GSI only */
-		} ud;
-	} wr;
+		__be32		imm_data;	/* the *_WITH_IMM opcodes */
+		u32		invalidate_rkey; /* SEND_WITH_INV */
+	} ex;
 };
+
+/* RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ */
+struct ib_rdma_wr {
+	struct ib_send_wr	wr;
+	u64			remote_addr;
+	u32			rkey;
+};
+
+static inline const struct ib_rdma_wr *rdma_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_rdma_wr, wr);
+}
+
+/* ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD and their masked forms */
+struct ib_atomic_wr {
+	struct ib_send_wr	wr;
+	u64			remote_addr;
+	u64			compare_add;
+	u64			swap;
+	u64			compare_add_mask;
+	u64			swap_mask;
+	u32			rkey;
+};
+
+static inline const struct ib_atomic_wr *atomic_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_atomic_wr, wr);
+}
+
+/* Every send on a UD, GSI or SMI QP */
+struct ib_ud_wr {
+	struct ib_send_wr	wr;
+	struct ib_ah		*ah;
+	void			*header;	/* LSO only */
+	int			hlen;		/* LSO only */
+	int			mss;		/* LSO only */
+	u32			remote_qpn;
+	u32			remote_qkey;
+	u16			pkey_index;	/* GSI only */
+	u32			port_num;	/* DR SMPs on switches only */
+};
+
+static inline const struct ib_ud_wr *ud_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_ud_wr, wr);
+}
+
+/* REG_MR */
+struct ib_reg_wr {
+	struct ib_send_wr	wr;
+	struct ib_mr		*mr;
+	u32			key;
+	int			access;		/* enum ib_access_flags */
+};
+
+static inline const struct ib_reg_wr *reg_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ib_reg_wr, wr);
+}
 
 struct ib_recv_wr {
 	struct ib_recv_wr	*next;
-	u64			wr_id;
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
 	struct ib_sge		*sg_list;
 	int			num_sge;
 };
@@ -716,12 +887,19 @@ enum ib_wc_status {
 
 const char *ib_wc_status_msg(enum ib_wc_status status);
 
+/* Completion opcodes; RECV is a bit, so (opcode & IB_WC_RECV) tells receives */
 enum ib_wc_opcode {
 	IB_WC_SEND = 0,
 	IB_WC_RDMA_WRITE = 1,
 	IB_WC_RDMA_READ = 2,
 	IB_WC_COMP_SWAP = 3,
 	IB_WC_FETCH_ADD = 4,
+	IB_WC_BIND_MW = 5,
+	IB_WC_LOCAL_INV = 6,
+	IB_WC_LSO = 7,
+	IB_WC_REG_MR = 8,
+	IB_WC_MASKED_COMP_SWAP = 9,
+	IB_WC_MASKED_FETCH_ADD = 10,
 	IB_WC_RECV = BIT(7),
 	IB_WC_RECV_RDMA_WITH_IMM = BIT(7) + 1,
 };
@@ -729,23 +907,50 @@ enum ib_wc_opcode {
 enum ib_wc_flags {
 	IB_WC_GRH = BIT(0),
 	IB_WC_WITH_IMM = BIT(1),
+	IB_WC_WITH_INVALIDATE = BIT(2),
+	IB_WC_IP_CSUM_OK = BIT(3),
+	IB_WC_WITH_SMAC = BIT(4),
+	IB_WC_WITH_VLAN = BIT(5),
+	IB_WC_WITH_NETWORK_HDR_TYPE = BIT(6),
 };
 
+/*
+ * A work completion.  wr_id (or wr_cqe: the same 64 bits) is the work
+ * request's; the rest is valid for receives, and status for all.
+ */
 struct ib_wc {
-	u64			wr_id;
+	union {
+		u64		wr_id;
+		struct ib_cqe	*wr_cqe;
+	};
 	enum ib_wc_status	status;
 	enum ib_wc_opcode	opcode;
 	u32			vendor_err;
 	u32			byte_len;
 	struct ib_qp		*qp;
-	__be32			imm_data;
+	union {
+		__be32		imm_data;	/* with IB_WC_WITH_IMM */
+		u32		invalidate_rkey; /* with IB_WC_WITH_INVALIDATE */
+	} ex;
 	u32			src_qp;
+	u32			slid;
 	int			wc_flags;	/* enum ib_wc_flags */
 	u16			pkey_index;
-	u32			slid;
 	u8			sl;
 	u8			dlid_path_bits;
-	u32			port_num;	/* GSI/SMI receives */
+	u32			port_num;	/* DR SMPs on switches only */
+	u8			smac[ETH_ALEN];	/* RoCE only */
+	u16			vlan_id;	/* RoCE only */
+	u8			network_hdr_type; /* RoCE only */
+};
+
+/* How ib_core's CQ API (step S3A) polls a CQ it allocates */
+enum ib_poll_context {
+	IB_POLL_SOFTIRQ,
+	IB_POLL_WORKQUEUE,
+	IB_POLL_UNBOUND_WORKQUEUE,
+	IB_POLL_LAST_POOL_TYPE = IB_POLL_UNBOUND_WORKQUEUE,
+	IB_POLL_DIRECT,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -819,11 +1024,16 @@ struct ib_device_ops {
 	int (*attach_mcast)(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 	int (*detach_mcast)(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 
-	/* [any] address handles */
-	struct ib_ah *(*create_ah)(struct ib_pd *pd, const struct ib_ah_attr *attr,
-				   struct ib_udata *udata);
-	int (*query_ah)(struct ib_ah *ah, struct ib_ah_attr *attr);
-	int (*destroy_ah)(struct ib_ah *ah);
+	/*
+	 * Address handles: [any] without RDMA_CREATE_AH_SLEEPABLE /
+	 * RDMA_DESTROY_AH_SLEEPABLE in flags, [sleep] with.  ib_core has
+	 * checked the attributes (port, type, GRH) before create_ah.
+	 */
+	struct ib_ah *(*create_ah)(struct ib_pd *pd, const struct rdma_ah_attr *attr,
+				   u32 flags, struct ib_udata *udata);
+	int (*modify_ah)(struct ib_ah *ah, struct rdma_ah_attr *attr);
+	int (*query_ah)(struct ib_ah *ah, struct rdma_ah_attr *attr);
+	int (*destroy_ah)(struct ib_ah *ah, u32 flags);
 
 	/* [any] the data path */
 	int (*post_send)(struct ib_qp *qp, const struct ib_send_wr *wr,
@@ -1026,13 +1236,236 @@ bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
 int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
 
-/* [any] address handles */
-struct ib_ah *ib_create_ah(struct ib_pd *pd, const struct ib_ah_attr *attr);
-int ib_query_ah(struct ib_ah *ah, struct ib_ah_attr *attr);
-int ib_destroy_ah(struct ib_ah *ah);
-/* [sleep] an AH answering a received UD work completion */
+/* ---------------------------------------------------------------------- */
+/* Address handles */
+
+enum rdma_create_ah_flags {
+	RDMA_CREATE_AH_SLEEPABLE = BIT(0),	/* the caller may sleep */
+};
+
+enum rdma_destroy_ah_flags {
+	RDMA_DESTROY_AH_SLEEPABLE = BIT(0),	/* the caller may sleep */
+};
+
+/*
+ * An address handle for the address vector attr on a UD QP.  [any] without
+ * RDMA_CREATE_AH_SLEEPABLE (allocates atomically), [sleep] with it.
+ * -EINVAL for an invalid port, a type other than the port's
+ * (rdma_ah_find_type()), an SL above 15, unknown ah_flags, a GRH whose
+ * sgid_index is outside the port's GID table or a sgid_attr that does not
+ * match sgid_index and port.
+ */
+struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags);
+/* [any] without RDMA_DESTROY_AH_SLEEPABLE; udata is NULL for kernel AHs */
+int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata);
+
+static inline void rdma_destroy_ah(struct ib_ah *ah, u32 flags)
+{
+	int ret = rdma_destroy_ah_user(ah, flags, NULL);
+
+	WARN_ONCE(ret, "destroying a kernel AH failed: %d\n", ret);
+}
+
+/* [any] the address vector of ah (grh.sgid_attr NULL) */
+int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+/* [any] -EOPNOTSUPP: no driver of ours changes an AH in place */
+int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr);
+
+/*
+ * [sleep] The address vector answering a UD receive on port: the sender's
+ * LID, SL and path bits, and with IB_WC_GRH (grh then points to the
+ * received GRH) its GID as destination, sent from the local GID the
+ * message was addressed to (index 0 for the SA's well-known GID).  -ENOENT
+ * when that GID is not on the port.  Release it with rdma_destroy_ah_attr().
+ */
+int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
+			    const struct ib_wc *wc, const struct ib_grh *grh,
+			    struct rdma_ah_attr *ah_attr);
+/* [sleep] rdma_create_ah() of ib_init_ah_attr_from_wc()'s vector */
 struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
-				   const struct ib_grh *grh, u32 port);
+				   const struct ib_grh *grh, u32 port_num);
+
+/*
+ * [any] The GID-attribute reference an rdma_ah_attr may hold (grh.sgid_attr):
+ * destroy drops it (safe on a zeroed attr and twice), copy takes another,
+ * replace drops old's and copies new, move hands src's to dest, and
+ * move_grh_sgid_attr sets the GRH with a reference the caller gives up.
+ */
+void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr);
+void rdma_copy_ah_attr(struct rdma_ah_attr *dest, const struct rdma_ah_attr *src);
+void rdma_replace_ah_attr(struct rdma_ah_attr *old, const struct rdma_ah_attr *new);
+void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src);
+void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
+			     u32 flow_label, u8 hop_limit, u8 traffic_class,
+			     const struct ib_gid_attr *sgid_attr);
+
+/* [any] Accessors: the union members follow attr->type. */
+static inline u8 *rdma_ah_retrieve_dmac(struct rdma_ah_attr *attr)
+{
+	return attr->type == RDMA_AH_ATTR_TYPE_ROCE ? attr->roce.dmac : NULL;
+}
+
+static inline void rdma_ah_set_dlid(struct rdma_ah_attr *attr, u32 dlid)
+{
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		attr->ib.dlid = (u16)dlid;
+		break;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		attr->opa.dlid = dlid;
+		break;
+	default:
+		break;
+	}
+}
+
+static inline u32 rdma_ah_get_dlid(const struct rdma_ah_attr *attr)
+{
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		return attr->ib.dlid;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		return attr->opa.dlid;
+	default:
+		return 0;
+	}
+}
+
+static inline void rdma_ah_set_sl(struct rdma_ah_attr *attr, u8 sl)
+{
+	attr->sl = sl;
+}
+
+static inline u8 rdma_ah_get_sl(const struct rdma_ah_attr *attr)
+{
+	return attr->sl;
+}
+
+static inline void rdma_ah_set_path_bits(struct rdma_ah_attr *attr, u8 src_path_bits)
+{
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		attr->ib.src_path_bits = src_path_bits;
+		break;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		attr->opa.src_path_bits = src_path_bits;
+		break;
+	default:
+		break;
+	}
+}
+
+static inline u8 rdma_ah_get_path_bits(const struct rdma_ah_attr *attr)
+{
+	switch (attr->type) {
+	case RDMA_AH_ATTR_TYPE_IB:
+		return attr->ib.src_path_bits;
+	case RDMA_AH_ATTR_TYPE_OPA:
+		return attr->opa.src_path_bits;
+	default:
+		return 0;
+	}
+}
+
+static inline void rdma_ah_set_make_grd(struct rdma_ah_attr *attr, bool make_grd)
+{
+	if (attr->type == RDMA_AH_ATTR_TYPE_OPA)
+		attr->opa.make_grd = make_grd;
+}
+
+static inline bool rdma_ah_get_make_grd(const struct rdma_ah_attr *attr)
+{
+	return attr->type == RDMA_AH_ATTR_TYPE_OPA && attr->opa.make_grd;
+}
+
+static inline void rdma_ah_set_port_num(struct rdma_ah_attr *attr, u32 port_num)
+{
+	attr->port_num = port_num;
+}
+
+static inline u32 rdma_ah_get_port_num(const struct rdma_ah_attr *attr)
+{
+	return attr->port_num;
+}
+
+static inline void rdma_ah_set_static_rate(struct rdma_ah_attr *attr, u8 static_rate)
+{
+	attr->static_rate = static_rate;
+}
+
+static inline u8 rdma_ah_get_static_rate(const struct rdma_ah_attr *attr)
+{
+	return attr->static_rate;
+}
+
+static inline void rdma_ah_set_ah_flags(struct rdma_ah_attr *attr, enum ib_ah_flags flag)
+{
+	attr->ah_flags = flag;
+}
+
+static inline enum ib_ah_flags rdma_ah_get_ah_flags(const struct rdma_ah_attr *attr)
+{
+	return attr->ah_flags;
+}
+
+static inline const struct ib_global_route *rdma_ah_read_grh(const struct rdma_ah_attr *attr)
+{
+	return &attr->grh;
+}
+
+static inline struct ib_global_route *rdma_ah_retrieve_grh(struct rdma_ah_attr *attr)
+{
+	return &attr->grh;
+}
+
+static inline void rdma_ah_set_dgid_raw(struct rdma_ah_attr *attr, void *dgid)
+{
+	memcpy(attr->grh.dgid.raw, dgid, sizeof(attr->grh.dgid.raw));
+}
+
+static inline void rdma_ah_set_subnet_prefix(struct rdma_ah_attr *attr, __be64 prefix)
+{
+	attr->grh.dgid.global.subnet_prefix = prefix;
+}
+
+static inline void rdma_ah_set_interface_id(struct rdma_ah_attr *attr, __be64 if_id)
+{
+	attr->grh.dgid.global.interface_id = if_id;
+}
+
+/* Sets IB_AH_GRH and the GRH, dgid if given; sgid_attr becomes NULL. */
+static inline void rdma_ah_set_grh(struct rdma_ah_attr *attr, union ib_gid *dgid,
+				   u32 flow_label, u8 sgid_index, u8 hop_limit,
+				   u8 traffic_class)
+{
+	struct ib_global_route *grh = &attr->grh;
+
+	attr->ah_flags = IB_AH_GRH;
+	if (dgid)
+		grh->dgid = *dgid;
+	grh->flow_label = flow_label;
+	grh->sgid_index = sgid_index;
+	grh->hop_limit = hop_limit;
+	grh->traffic_class = traffic_class;
+	grh->sgid_attr = NULL;
+}
+
+/*
+ * [any] The AH type of a port: IB on an InfiniBand port, RoCE on an
+ * Ethernet one, UNDEFINED for an invalid port (rdma_port_get_link_layer()
+ * only asks the driver, which does not sleep).
+ */
+static inline enum rdma_ah_attr_type rdma_ah_find_type(struct ib_device *dev, u32 port_num)
+{
+	switch (rdma_port_get_link_layer(dev, port_num)) {
+	case IB_LINK_LAYER_INFINIBAND:
+		return RDMA_AH_ATTR_TYPE_IB;
+	case IB_LINK_LAYER_ETHERNET:
+		return RDMA_AH_ATTR_TYPE_ROCE;
+	default:
+		return RDMA_AH_ATTR_TYPE_UNDEFINED;
+	}
+}
 
 /* [any] the data path */
 static inline int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,

@@ -81,7 +81,7 @@ static void km_responder(struct km_agent *kb, struct ib_mad_recv_wc *rwc)
 	buf = ib_create_send_mad(kb->agent, rwc->wc->src_qp, rwc->wc->pkey_index, 1,
 				 KM_VHDR, c->resp_len, GFP_KERNEL, IB_MGMT_BASE_VERSION);
 	if (IS_ERR(buf)) {
-		ib_destroy_ah(ah);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		c->why = "no answer buffer";
 		return;
 	}

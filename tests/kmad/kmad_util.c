@@ -127,17 +127,19 @@ void km_agent_close(struct km_agent *ka)
 struct ib_mad_send_buf *km_agent_send_buf(struct ib_mad_agent *agent, u16 dlid, u32 qpn,
 					  int rmpp_active, int hdr_len, int data_len)
 {
-	struct ib_ah_attr attr = { .dlid = dlid, .port_num = agent->port_num };
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_IB };
 	struct ib_mad_send_buf *buf;
 	struct ib_ah *ah;
 
-	ah = ib_create_ah(agent->qp->pd, &attr);
+	rdma_ah_set_dlid(&attr, dlid);
+	rdma_ah_set_port_num(&attr, agent->port_num);
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah))
 		return ERR_CAST(ah);
 	buf = ib_create_send_mad(agent, qpn, 0, rmpp_active, hdr_len, data_len,
 				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
 	if (IS_ERR(buf)) {
-		ib_destroy_ah(ah);
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 		return buf;
 	}
 	buf->ah = ah;
@@ -154,7 +156,7 @@ void km_send_free(struct ib_mad_send_buf *buf)
 {
 	if (IS_ERR_OR_NULL(buf))
 		return;
-	ib_destroy_ah(buf->ah);
+	rdma_destroy_ah(buf->ah, 0);
 	ib_free_send_mad(buf);
 }
 

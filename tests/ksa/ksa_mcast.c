@@ -114,7 +114,7 @@ static void ksa_check_rec(struct ksa_ctx *ctx, int i)
 {
 	const struct ib_sa_mcmember_rec *r = &ksa_members[i].mc->rec;
 	struct ib_sa_mcmember_rec cached;
-	struct ib_ah_attr ah;
+	struct rdma_ah_attr ah;
 	char name[80];
 	int ret;
 
@@ -137,10 +137,11 @@ static void ksa_check_rec(struct ksa_ctx *ctx, int i)
 	ret = ib_init_ah_from_mcmember(ctx->device, 1, r, &ah);
 	snprintf(name, sizeof(name), "mcast member %s: ib_init_ah_from_mcmember",
 		 ksa_member_name[i]);
-	ksa_check(ctx, !ret && ah.dlid == r->mlid && (ah.ah_flags & IB_AH_GRH) &&
+	ksa_check(ctx, !ret && ah.type == RDMA_AH_ATTR_TYPE_IB &&
+		  rdma_ah_get_dlid(&ah) == r->mlid && (ah.ah_flags & IB_AH_GRH) &&
 		  !memcmp(&ah.grh.dgid, &r->mgid, sizeof(r->mgid)) &&
-		  ah.port_num == 1, name, "ret %d dlid 0x%x flags 0x%x", ret,
-		  ah.dlid, ah.ah_flags);
+		  ah.port_num == 1, name, "ret %d type %d dlid 0x%x flags 0x%x", ret,
+		  ah.type, rdma_ah_get_dlid(&ah), ah.ah_flags);
 }
 
 void ksa_mcast_join(struct ksa_ctx *ctx)

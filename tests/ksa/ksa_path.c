@@ -157,7 +157,7 @@ static void ksa_path_one(struct ksa_ctx *ctx, int src)
 	struct ib_sa_path_rec req, rec;
 	struct ib_sa_query *query;
 	struct ksa_async a = {};
-	struct ib_ah_attr ah;
+	struct rdma_ah_attr ah;
 	ib_sa_comp_mask mask;
 	char name[64];
 	int ret, id;
@@ -172,10 +172,11 @@ static void ksa_path_one(struct ksa_ctx *ctx, int src)
 		ret = ib_init_ah_from_path(ctx->device, s->port_num, &rec, &ah);
 		snprintf(name, sizeof(name), "path port%u: ib_init_ah_from_path",
 			 s->port_num);
-		ksa_check(ctx, !ret && ah.dlid == rec.dlid && ah.sl == rec.sl &&
+		ksa_check(ctx, !ret && ah.type == RDMA_AH_ATTR_TYPE_IB &&
+			  rdma_ah_get_dlid(&ah) == rec.dlid && ah.sl == rec.sl &&
 			  ah.port_num == s->port_num && !(ah.ah_flags & IB_AH_GRH),
-			  name, "ret %d dlid 0x%x sl %u port %u flags 0x%x", ret,
-			  ah.dlid, ah.sl, ah.port_num, ah.ah_flags);
+			  name, "ret %d type %d dlid 0x%x sl %u port %u flags 0x%x", ret,
+			  ah.type, rdma_ah_get_dlid(&ah), ah.sl, ah.port_num, ah.ah_flags);
 	}
 
 	init_completion(&a.done);

@@ -149,7 +149,10 @@ int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
 int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
 
 /* kverbs_util.c: address handles */
-int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct ib_ah_attr *want,
+void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port);
+struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
+			   const char *what);
+int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what);
 
 /* kverbs_util.c: QPs */
@@ -241,6 +244,10 @@ int kv_case_retry_exc(struct kv_self *s);
 int kv_case_comm_est(struct kv_self *s);
 int kv_case_many(struct kv_self *s);
 int kv_case_cq_overrun(struct kv_self *s);
+int kv_case_ah_atomic(struct kv_self *s);
+int kv_case_ah_query(struct kv_self *s);
+int kv_case_ah_from_wc(struct kv_self *s);
+int kv_case_wr_cqe(struct kv_self *s);
 int kv_case_ud_grh(struct kv_self *s);
 int kv_case_srq_wrap(struct kv_self *s);
 int kv_case_mt_post(struct kv_self *s);

@@ -319,7 +319,7 @@ int kv_case_limits(struct kv_self *s)
 	struct kv_run *r = &s->r;
 	struct ib_qp_init_attr ia, base;
 	struct ib_srq_init_attr sia;
-	struct ib_ah_attr aa;
+	struct rdma_ah_attr aa;
 	struct ib_srq *srq;
 	struct ib_ah *ah;
 	struct kv_ep ep = { 0 };
@@ -370,22 +370,32 @@ int kv_case_limits(struct kv_self *s)
 		ret = kv_fail(r, "SRQ with max_wr > max_srq_wr accepted");
 		goto out;
 	}
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = r->lid[2];
-	aa.port_num = 3;
-	ah = ib_create_ah(r->pd, &aa);
+	/* an invalid port is -EINVAL, as upstream's rdma_check_ah_attr() has it */
+	kv_ah_attr(r, &aa, r->lid[2], 3);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah) && PTR_ERR(ah) == -EINVAL)
+		ah = NULL;
+	else
+		ret = kv_fail(r, "AH on port 3: %d, want -EINVAL", PTR_ERR_OR_ZERO(ah));
+	if (!IS_ERR_OR_NULL(ah))
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	if (ret)
+		goto out;
+	kv_ah_attr(r, &aa, r->lid[2], 1);
+	rdma_ah_set_grh(&aa, NULL, 0, 255, 0, 0);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (!IS_ERR_OR_NULL(ah)) {
-		ib_destroy_ah(ah);
-		ret = kv_fail(r, "AH on port 3 accepted");
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		ret = kv_fail(r, "AH with GID index 255 accepted");
 		goto out;
 	}
-	aa.port_num = 1;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.sgid_index = 255;
-	ah = ib_create_ah(r->pd, &aa);
+	/* an address vector whose type is not the port's */
+	kv_ah_attr(r, &aa, r->lid[2], 1);
+	aa.type = RDMA_AH_ATTR_TYPE_ROCE;
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (!IS_ERR_OR_NULL(ah)) {
-		ib_destroy_ah(ah);
-		ret = kv_fail(r, "AH with GID index 255 accepted");
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+		ret = kv_fail(r, "RoCE AH on an InfiniBand port accepted");
 	}
 out:
 	if (kv_ep_destroy(r, &ep))
@@ -454,8 +464,7 @@ int kv_case_retry_exc(struct kv_self *s)
 		goto out;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
-	a.ah_attr.dlid = r->lid[2];
-	a.ah_attr.port_num = 1;
+	kv_ah_attr(r, &a.ah_attr, r->lid[2], 1);
 	a.path_mtu = IB_MTU_1024;
 	a.dest_qp_num = 0xfffff0;	/* no such QP at the other port */
 	a.rq_psn = 1;
@@ -513,8 +522,7 @@ int kv_case_comm_est(struct kv_self *s)
 		goto out;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
-	a.ah_attr.dlid = r->lid[1];
-	a.ah_attr.port_num = 2;
+	kv_ah_attr(r, &a.ah_attr, r->lid[1], 2);
 	a.path_mtu = mtu;
 	a.dest_qp_num = p.a.qp->qp_num;
 	a.rq_psn = p.a.psn;

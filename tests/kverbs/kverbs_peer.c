@@ -100,9 +100,9 @@ static void kv_peer_teardown(struct kv_peer *pp)
 	if (!pp->ready)
 		return;
 	if (pp->ah) {
-		err = ib_destroy_ah(pp->ah);
+		err = rdma_destroy_ah_user(pp->ah, 0, NULL);
 		if (err)
-			pr_warn(KV_NAME ": ib_destroy_ah failed: %d\n", err);
+			pr_warn(KV_NAME ": rdma_destroy_ah_user failed: %d\n", err);
 		pp->ah = NULL;
 	}
 	kv_ep_destroy(r, &pp->ud);
@@ -205,7 +205,7 @@ err_pd:
 static int kv_peer_connect(struct kv_peer *pp, const struct kv_remote *rem)
 {
 	struct kv_run *r = &pp->r;
-	struct ib_ah_attr aa;
+	struct rdma_ah_attr aa;
 	int ret;
 
 	lockdep_assert_held(&pp->lock);
@@ -218,14 +218,12 @@ static int kv_peer_connect(struct kv_peer *pp, const struct kv_remote *rem)
 			    rem->rcpsn, KV_PEER_PSN, r->mtu[pp->port]);
 	if (ret)
 		goto err;
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = rem->lid;
-	aa.port_num = pp->port;
-	pp->ah = ib_create_ah(r->pd, &aa);
+	kv_ah_attr(r, &aa, rem->lid, pp->port);
+	pp->ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR_OR_NULL(pp->ah)) {
 		ret = pp->ah ? PTR_ERR(pp->ah) : -EINVAL;
 		pp->ah = NULL;
-		kv_fail(r, "ib_create_ah failed: %d", ret);
+		kv_fail(r, "rdma_create_ah failed: %d", ret);
 		goto err;
 	}
 	pp->remote = *rem;
@@ -302,22 +300,22 @@ static void kv_peer_ud_send(struct kv_peer *pp)
 {
 	struct kv_run *r = &pp->r;
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr wr;
+	struct ib_ud_wr wr;
 	struct ib_sge ss;
 	struct ib_wc wc;
 	int ret;
 
 	memset(&wr, 0, sizeof(wr));
 	ss = kv_sge_dma(r, &pp->buf, OFF_SEND, 512);
-	wr.wr_id = 114;
-	wr.sg_list = &ss;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.ud.ah = pp->ah;
-	wr.wr.ud.remote_qpn = pp->remote.udqpn;
-	wr.wr.ud.remote_qkey = pp->remote.qkey;
-	ret = kv_post_send(r, pp->ud.qp, &wr, &bad);
+	wr.wr.wr_id = 114;
+	wr.wr.sg_list = &ss;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.ah = pp->ah;
+	wr.remote_qpn = pp->remote.udqpn;
+	wr.remote_qkey = pp->remote.qkey;
+	ret = kv_post_send(r, pp->ud.qp, &wr.wr, &bad);
 	if (ret)
 		kv_fail(r, "UD ib_post_send failed: %d", ret);
 	ret = ret ?: kv_expect(r, &pp->ud.scq, "UD send", 114, IB_WC_SUCCESS,
@@ -386,7 +384,7 @@ static int kv_peer_requester(struct kv_peer *pp)
 	wr.wr_id = 115;
 	wr.opcode = IB_WR_SEND_WITH_IMM;
 	wr.send_flags = IB_SEND_SIGNALED;
-	wr.imm_data = cpu_to_be32(KV_DONE_IMM);
+	wr.ex.imm_data = cpu_to_be32(KV_DONE_IMM);
 	ret = kv_post_send(r, pp->rc.qp, &wr, &bad);
 	if (ret)
 		kv_fail(r, "ib_post_send(done) failed: %d", ret);
@@ -460,9 +458,9 @@ static void kv_peer_responder(struct kv_peer *pp)
 
 	ret = kv_peer_wait(r, &pp->rc.rcq, "done recv", 3, IB_WC_RECV, &wc);
 	if (!ret && (!(wc.wc_flags & IB_WC_WITH_IMM) ||
-		     wc.imm_data != cpu_to_be32(KV_DONE_IMM) || wc.byte_len))
+		     wc.ex.imm_data != cpu_to_be32(KV_DONE_IMM) || wc.byte_len))
 		ret = kv_fail(r, "done recv: flags 0x%x imm 0x%08x byte_len %u",
-			      wc.wc_flags, be32_to_cpu(wc.imm_data), wc.byte_len);
+			      wc.wc_flags, be32_to_cpu(wc.ex.imm_data), wc.byte_len);
 	kv_report(r, "peer-done-recv", ret);
 	if (ret)
 		return;		/* the checks below need the peer to be done */

@@ -133,8 +133,7 @@ int kv_qp_rtr_rts(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
 	if (type != IB_QPT_UD) {
-		a.ah_attr.dlid = dlid;
-		a.ah_attr.port_num = port;
+		kv_ah_attr(r, &a.ah_attr, dlid, port);
 		a.path_mtu = mtu;
 		a.dest_qp_num = dqpn;
 		a.rq_psn = rq_psn;
@@ -295,7 +294,7 @@ int kv_send(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 	wr.opcode = op;
 	wr.send_flags = flags | IB_SEND_SIGNALED;
 	if (op == IB_WR_SEND_WITH_IMM || op == IB_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = cpu_to_be32(0x1234abcd ^ (u32)wr_id);
+		wr.ex.imm_data = cpu_to_be32(0x1234abcd ^ (u32)wr_id);
 	ret = kv_post_send(r, ep->qp, &wr, &bad);
 	if (ret)
 		return kv_fail(r, "ib_post_send(opcode %d, %d SGEs) failed: %d",
@@ -324,20 +323,20 @@ int kv_rdma(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_id,
 	    struct ib_sge *sge, int nsge, u64 raddr, u32 rkey)
 {
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr wr;
+	struct ib_rdma_wr wr;
 	int ret;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = sge;
-	wr.num_sge = nsge;
-	wr.opcode = op;
-	wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.wr_id = wr_id;
+	wr.wr.sg_list = sge;
+	wr.wr.num_sge = nsge;
+	wr.wr.opcode = op;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (op == IB_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = cpu_to_be32(0x1234abcd ^ (u32)wr_id);
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	ret = kv_post_send(r, ep->qp, &wr, &bad);
+		wr.wr.ex.imm_data = cpu_to_be32(0x1234abcd ^ (u32)wr_id);
+	wr.remote_addr = raddr;
+	wr.rkey = rkey;
+	ret = kv_post_send(r, ep->qp, &wr.wr, &bad);
 	if (ret)
 		return kv_fail(r, "ib_post_send(RDMA opcode %d) failed: %d", op, ret);
 	return 0;
@@ -347,20 +346,20 @@ int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_i
 	      struct ib_sge *sge, u64 raddr, u32 rkey, u64 cmp_add, u64 swap)
 {
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr wr;
+	struct ib_atomic_wr wr;
 	int ret;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = sge;
-	wr.num_sge = 1;
-	wr.opcode = op;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.atomic.remote_addr = raddr;
-	wr.wr.atomic.rkey = rkey;
-	wr.wr.atomic.compare_add = cmp_add;
-	wr.wr.atomic.swap = swap;
-	ret = kv_post_send(r, ep->qp, &wr, &bad);
+	wr.wr.wr_id = wr_id;
+	wr.wr.sg_list = sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = op;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = raddr;
+	wr.rkey = rkey;
+	wr.compare_add = cmp_add;
+	wr.swap = swap;
+	ret = kv_post_send(r, ep->qp, &wr.wr, &bad);
 	if (ret)
 		return kv_fail(r, "ib_post_send(atomic opcode %d) failed: %d", op, ret);
 	return 0;

@@ -62,8 +62,10 @@ int kv_case_rc_connect(struct kv_self *s)
 			      a.rq_psn, p.a.psn, p.b.psn);
 	else if (a.path_mtu != min(r->mtu[1], r->mtu[2]))
 		ret = kv_fail(r, "path_mtu %d", a.path_mtu);
-	else if (a.ah_attr.dlid != r->lid[2])
-		ret = kv_fail(r, "dlid %u, want %u", a.ah_attr.dlid, r->lid[2]);
+	else if (a.ah_attr.type != RDMA_AH_ATTR_TYPE_IB ||
+		 rdma_ah_get_dlid(&a.ah_attr) != r->lid[2])
+		ret = kv_fail(r, "AV type %d dlid %u, want IB %u", a.ah_attr.type,
+			      rdma_ah_get_dlid(&a.ah_attr), r->lid[2]);
 	else if (a.port_num != 1 && a.ah_attr.port_num != 1)
 		ret = kv_fail(r, "port %u/%u, want 1", a.port_num, a.ah_attr.port_num);
 	else if (!(a.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
@@ -151,9 +153,9 @@ int kv_case_rc_send_imm(struct kv_self *s)
 	ret = ret ?: kv_expect(r, &p.b.rcq, "recv", 7, IB_WC_SUCCESS, IB_WC_RECV, &wc);
 	if (ret)
 		goto out;
-	if (!(wc.wc_flags & IB_WC_WITH_IMM) || wc.imm_data != kv_imm(5))
+	if (!(wc.wc_flags & IB_WC_WITH_IMM) || wc.ex.imm_data != kv_imm(5))
 		ret = kv_fail(r, "immediate data: flags 0x%x imm 0x%08x, want 0x%08x",
-			      wc.wc_flags, be32_to_cpu(wc.imm_data),
+			      wc.wc_flags, be32_to_cpu(wc.ex.imm_data),
 			      be32_to_cpu(kv_imm(5)));
 	else if (wc.byte_len != 100)
 		ret = kv_fail(r, "byte_len %u, want 100", wc.byte_len);
@@ -170,9 +172,9 @@ int kv_case_rc_send_imm(struct kv_self *s)
 			       IB_WC_SEND, NULL);
 	ret = ret ?: kv_expect(r, &p.b.rcq, "empty recv", 8, IB_WC_SUCCESS,
 			       IB_WC_RECV, &wc);
-	if (!ret && (wc.byte_len || wc.imm_data != kv_imm(6)))
+	if (!ret && (wc.byte_len || wc.ex.imm_data != kv_imm(6)))
 		ret = kv_fail(r, "empty send: byte_len %u imm 0x%08x", wc.byte_len,
-			      be32_to_cpu(wc.imm_data));
+			      be32_to_cpu(wc.ex.imm_data));
 out:
 	if (kv_pair_destroy(r, &p))
 		ret = -EIO;
@@ -443,9 +445,9 @@ int kv_case_rc_write(struct kv_self *s)
 			       IB_WC_RECV_RDMA_WITH_IMM, &wc);
 	if (ret)
 		goto out;
-	if (!(wc.wc_flags & IB_WC_WITH_IMM) || wc.imm_data != kv_imm(3))
+	if (!(wc.wc_flags & IB_WC_WITH_IMM) || wc.ex.imm_data != kv_imm(3))
 		ret = kv_fail(r, "write imm: flags 0x%x imm 0x%08x", wc.wc_flags,
-			      be32_to_cpu(wc.imm_data));
+			      be32_to_cpu(wc.ex.imm_data));
 	else if (wc.byte_len != 4096)
 		ret = kv_fail(r, "write imm: byte_len %u, want 4096", wc.byte_len);
 	if (ret)

@@ -325,6 +325,10 @@ static const struct kv_case kv_cases[] = {
 	{ "access", kv_case_access },
 	{ "big-mr", kv_case_big_mr },
 	{ "cq-overrun", kv_case_cq_overrun },
+	{ "ah-atomic", kv_case_ah_atomic },
+	{ "ah-query", kv_case_ah_query },
+	{ "ah-from-wc", kv_case_ah_from_wc },
+	{ "wr-cqe", kv_case_wr_cqe },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */

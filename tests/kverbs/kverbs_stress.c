@@ -62,7 +62,7 @@ out_big:
 }
 
 /*
- * UD to a unicast GID (ib_query_ah() gives back the GRH the AH was created
+ * UD to a unicast GID (rdma_query_ah() gives back the GRH the AH was created
  * with): the receive has a GRH naming both GIDs.
  */
 int kv_case_ud_grh(struct kv_self *s)
@@ -70,8 +70,8 @@ int kv_case_ud_grh(struct kv_self *s)
 	struct kv_run *r = &s->r;
 	const struct ib_send_wr *bad = NULL;
 	union ib_gid g1, g2;
-	struct ib_send_wr wr;
-	struct ib_ah_attr aa;
+	struct ib_ud_wr wr;
+	struct rdma_ah_attr aa;
 	struct ib_ah *ah = NULL, *back = NULL;
 	struct ib_sge ss, rs;
 	struct ib_wc wc;
@@ -84,18 +84,11 @@ int kv_case_ud_grh(struct kv_self *s)
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
 		return ret;
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = r->lid[2];
-	aa.port_num = 1;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.dgid = g2;
-	aa.grh.sgid_index = 0;
-	aa.grh.hop_limit = 64;
-	aa.grh.traffic_class = 0x20;
-	aa.grh.flow_label = 0x12345;
-	ah = ib_create_ah(r->pd, &aa);
+	kv_ah_attr(r, &aa, r->lid[2], 1);
+	rdma_ah_set_grh(&aa, &g2, 0x12345, 0, 64, 0x20);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR_OR_NULL(ah)) {
-		ret = kv_fail(r, "ib_create_ah(GRH) failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
+		ret = kv_fail(r, "rdma_create_ah(GRH) failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
 		ah = NULL;
 		goto out;
 	}
@@ -114,15 +107,15 @@ int kv_case_ud_grh(struct kv_self *s)
 		goto out;
 	ss = kv_sge_dma(r, &s->a, 0, 300);
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 2;
-	wr.sg_list = &ss;
-	wr.num_sge = 1;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = p.b.qp->qp_num;
-	wr.wr.ud.remote_qkey = 0x11111111;
-	ret = kv_post_send(r, p.a.qp, &wr, &bad);
+	wr.wr.wr_id = 2;
+	wr.wr.sg_list = &ss;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.ah = ah;
+	wr.remote_qpn = p.b.qp->qp_num;
+	wr.remote_qkey = 0x11111111;
+	ret = kv_post_send(r, p.a.qp, &wr.wr, &bad);
 	if (ret) {
 		kv_fail(r, "UD post_send: %d", ret);
 		goto out;
@@ -161,10 +154,10 @@ int kv_case_ud_grh(struct kv_self *s)
 	if (ret)
 		goto out;
 	ss = kv_sge_dma(r, &s->a, 0, 10);
-	wr.wr_id = 4;
-	wr.wr.ud.ah = back;
-	wr.wr.ud.remote_qpn = wc.src_qp;
-	ret = kv_post_send(r, p.b.qp, &wr, &bad);
+	wr.wr.wr_id = 4;
+	wr.ah = back;
+	wr.remote_qpn = wc.src_qp;
+	ret = kv_post_send(r, p.b.qp, &wr.wr, &bad);
 	if (ret) {
 		kv_fail(r, "answer post_send: %d", ret);
 		goto out;
@@ -180,10 +173,10 @@ int kv_case_ud_grh(struct kv_self *s)
 			ret = kv_fail(r, "the answer's GRH does not go to port 1's GID");
 	}
 out:
-	if (back && ib_destroy_ah(back))
-		ret = kv_fail(r, "ib_destroy_ah failed");
-	if (ah && ib_destroy_ah(ah))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (back && rdma_destroy_ah_user(back, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
+	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (kv_pair_destroy(r, &p))
 		ret = -EIO;
 	return ret;

@@ -110,8 +110,8 @@ int kv_case_mcast_busy(struct kv_self *s)
 out:
 	while (m.qp && attached-- > 0)
 		ib_detach_mcast(m.qp, &mgid, mlid);
-	if (ah && ib_destroy_ah(ah))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (snd.r && kv_ep_destroy(r, &snd))
 		ret = -EIO;
 	if (m.r && kv_ep_destroy(r, &m))

@@ -91,15 +91,13 @@ out:
 
 static struct ib_ah *kv_ah(struct kv_run *r, u16 dlid, u32 port)
 {
-	struct ib_ah_attr aa;
+	struct rdma_ah_attr aa;
 	struct ib_ah *ah;
 
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = dlid;
-	aa.port_num = port;
-	ah = ib_create_ah(r->pd, &aa);
+	kv_ah_attr(r, &aa, dlid, port);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR_OR_NULL(ah)) {
-		kv_fail(r, "ib_create_ah(dlid %u port %u) failed: %ld", dlid, port,
+		kv_fail(r, "rdma_create_ah(dlid %u port %u) failed: %ld", dlid, port,
 			ah ? PTR_ERR(ah) : -EINVAL);
 		return NULL;
 	}
@@ -107,7 +105,7 @@ static struct ib_ah *kv_ah(struct kv_run *r, u16 dlid, u32 port)
 }
 
 /*
- * An AH with every attribute set (not used for traffic): ib_query_ah()
+ * An AH with every attribute set (not used for traffic): rdma_query_ah()
  * gives them all back.  Rate 2 (2.5 Gb/s) is the lowest, which the driver
  * keeps whatever rates the card supports.
  */
@@ -116,28 +114,22 @@ static int kv_query_ah_all(struct kv_run *r)
 	static const u8 dgid[16] = {
 		0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0x00, 0x12, 0x34, 0x56
 	};
-	struct ib_ah_attr aa;
+	struct rdma_ah_attr aa;
 	struct ib_ah *ah;
 	int ret, err;
 
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = 0x1234;
-	aa.port_num = 2;
-	aa.sl = 5;
-	aa.src_path_bits = 3;
-	aa.static_rate = 2;
-	aa.ah_flags = IB_AH_GRH;
-	memcpy(aa.grh.dgid.raw, dgid, sizeof(dgid));
-	aa.grh.sgid_index = 0;
-	aa.grh.hop_limit = 7;
-	aa.grh.traffic_class = 0x5a;
-	aa.grh.flow_label = 0xabcde;
-	ah = ib_create_ah(r->pd, &aa);
+	kv_ah_attr(r, &aa, 0x1234, 2);
+	rdma_ah_set_sl(&aa, 5);
+	rdma_ah_set_path_bits(&aa, 3);
+	rdma_ah_set_static_rate(&aa, IB_RATE_2_5_GBPS);
+	rdma_ah_set_grh(&aa, NULL, 0xabcde, 0, 7, 0x5a);
+	rdma_ah_set_dgid_raw(&aa, (void *)dgid);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR_OR_NULL(ah))
-		return kv_fail(r, "ib_create_ah(every attribute) failed: %ld",
+		return kv_fail(r, "rdma_create_ah(every attribute) failed: %ld",
 			       ah ? PTR_ERR(ah) : -EINVAL);
 	ret = kv_check_ah(r, ah, &aa, "AH with every attribute");
-	err = ib_destroy_ah(ah);
+	err = rdma_destroy_ah_user(ah, 0, NULL);
 	if (err)
 		ret = kv_fail(r, "ib_destroy_ah failed: %d", err);
 	return ret;
@@ -148,28 +140,28 @@ int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
 	       enum ib_wr_opcode op)
 {
 	const struct ib_send_wr *bad = NULL;
-	struct ib_send_wr wr;
+	struct ib_ud_wr wr;
 	int ret;
 
 	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = sge;
-	wr.num_sge = 1;
-	wr.opcode = op;
-	wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.wr_id = wr_id;
+	wr.wr.sg_list = sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = op;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (op == IB_WR_SEND_WITH_IMM)
-		wr.imm_data = cpu_to_be32(0x5a5a0000 | (u32)wr_id);
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = dqpn;
-	wr.wr.ud.remote_qkey = qkey;
-	ret = kv_post_send(r, ep->qp, &wr, &bad);
+		wr.wr.ex.imm_data = cpu_to_be32(0x5a5a0000 | (u32)wr_id);
+	wr.ah = ah;
+	wr.remote_qpn = dqpn;
+	wr.remote_qkey = qkey;
+	ret = kv_post_send(r, ep->qp, &wr.wr, &bad);
 	if (ret)
 		return kv_fail(r, "UD ib_post_send failed: %d", ret);
 	return 0;
 }
 
 /*
- * UD: an AH to the other port's LID (ib_query_ah() gives back what it was
+ * UD: an AH to the other port's LID (rdma_query_ah() gives back what it was
  * created with, as for an AH with every attribute set); the receive names
  * the source QP and LID, has no GRH, counts the 40-byte GRH space in
  * byte_len.  A wrong Q_Key is dropped.  The answer goes through
@@ -179,7 +171,7 @@ int kv_case_ud(struct kv_self *s)
 {
 	struct ib_ah *ah = NULL, *back = NULL;
 	struct kv_run *r = &s->r;
-	struct ib_ah_attr qa;
+	struct rdma_ah_attr qa;
 	struct ib_sge ss, rs;
 	struct ib_wc wc;
 	struct kv_pair p;
@@ -193,9 +185,7 @@ int kv_case_ud(struct kv_self *s)
 		ret = -EIO;
 		goto out;
 	}
-	memset(&qa, 0, sizeof(qa));
-	qa.dlid = r->lid[2];
-	qa.port_num = 1;
+	kv_ah_attr(r, &qa, r->lid[2], 1);
 	ret = kv_check_ah(r, ah, &qa, "AH to port 2");
 	ret = ret ?: kv_query_ah_all(r);
 	if (ret)
@@ -224,9 +214,9 @@ int kv_case_ud(struct kv_self *s)
 	else if (wc.wc_flags & IB_WC_GRH)
 		ret = kv_fail(r, "UD receive claims a GRH that was not sent");
 	else if (!(wc.wc_flags & IB_WC_WITH_IMM) ||
-		 wc.imm_data != cpu_to_be32(0x5a5a0000 | 21))
+		 wc.ex.imm_data != cpu_to_be32(0x5a5a0000 | 21))
 		ret = kv_fail(r, "UD imm: flags 0x%x imm 0x%08x", wc.wc_flags,
-			      be32_to_cpu(wc.imm_data));
+			      be32_to_cpu(wc.ex.imm_data));
 	else if (wc.pkey_index != 0)
 		ret = kv_fail(r, "UD pkey_index %u", wc.pkey_index);
 	else if (wc.qp != p.b.qp)
@@ -256,11 +246,9 @@ int kv_case_ud(struct kv_self *s)
 		back = NULL;
 		goto out;
 	}
-	memset(&qa, 0, sizeof(qa));
-	qa.dlid = wc.slid;
-	qa.port_num = 2;
-	qa.sl = wc.sl;
-	qa.src_path_bits = wc.dlid_path_bits;
+	kv_ah_attr(r, &qa, wc.slid, 2);
+	rdma_ah_set_sl(&qa, wc.sl);
+	rdma_ah_set_path_bits(&qa, wc.dlid_path_bits);
 	ret = kv_check_ah(r, back, &qa, "AH from the completion");
 	if (ret)
 		goto out;
@@ -283,10 +271,10 @@ int kv_case_ud(struct kv_self *s)
 	kv_buf_cpu(&s->a);
 	ret = kv_check_fill(r, &s->a, 8192 + KV_GRH, 1000, 51, "answer data");
 out:
-	if (back && ib_destroy_ah(back))
-		ret = kv_fail(r, "ib_destroy_ah failed");
-	if (ah && ib_destroy_ah(ah))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (back && rdma_destroy_ah_user(back, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
+	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (kv_pair_destroy(r, &p))
 		ret = -EIO;
 	return ret;
@@ -404,8 +392,8 @@ out:
 		ib_detach_mcast(p.b.qp, &mgid, mlid);
 	if (c_in)
 		ib_detach_mcast(c.qp, &mgid, mlid);
-	if (ah && ib_destroy_ah(ah))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (have_c && kv_ep_destroy(r, &c))
 		ret = -EIO;
 out_pair:
@@ -644,19 +632,15 @@ void kv_mc_group(u8 n, union ib_gid *mgid, u16 *mlid)
 /* An AH from the port to the group, with a GRH; NULL (kv_fail) on failure. */
 struct ib_ah *kv_mc_ah(struct kv_run *r, const union ib_gid *mgid, u16 mlid, u32 port)
 {
-	struct ib_ah_attr aa;
+	struct rdma_ah_attr aa;
 	struct ib_ah *ah;
 
-	memset(&aa, 0, sizeof(aa));
-	aa.dlid = mlid;
-	aa.port_num = port;
-	aa.ah_flags = IB_AH_GRH;
-	aa.grh.dgid = *mgid;
-	aa.grh.hop_limit = 1;
-	ah = ib_create_ah(r->pd, &aa);
+	kv_ah_attr(r, &aa, mlid, port);
+	rdma_ah_set_grh(&aa, (union ib_gid *)mgid, 0, 0, 1, 0);
+	ah = rdma_create_ah(r->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (!IS_ERR_OR_NULL(ah))
 		return ah;
-	kv_fail(r, "multicast ib_create_ah failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
+	kv_fail(r, "multicast rdma_create_ah failed: %ld", ah ? PTR_ERR(ah) : -EINVAL);
 	return NULL;
 }
 
@@ -753,8 +737,8 @@ int kv_case_mcast_loopback(struct kv_self *s)
 				     "the blocked member's own message (loopback blocked)",
 				     KV_QUIET_MS);
 out:
-	if (ah && ib_destroy_ah(ah))
-		ret = kv_fail(r, "ib_destroy_ah failed");
+	if (ah && rdma_destroy_ah_user(ah, 0, NULL))
+		ret = kv_fail(r, "rdma_destroy_ah_user failed");
 	if (blocked.qp)
 		ib_detach_mcast(blocked.qp, &mgid, mlid);
 	if (open.qp)

@@ -449,42 +449,73 @@ int kv_expect_quiet(struct kv_run *r, struct kv_cq *kc, const char *what,
 /* ---------------------------------------------------------------------- */
 /* Address handles */
 
-/* ib_query_ah() gives back every attribute the AH was created with. */
-int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct ib_ah_attr *want,
+/* An InfiniBand address vector to dlid through port, the rest zero. */
+void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port)
+{
+	memset(aa, 0, sizeof(*aa));
+	aa->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(aa, dlid);
+	rdma_ah_set_port_num(aa, port);
+}
+
+/* rdma_create_ah(), or NULL after a kv_fail() naming what. */
+struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
+			   const char *what)
+{
+	struct ib_ah *ah = rdma_create_ah(r->pd, aa, flags);
+
+	if (!IS_ERR_OR_NULL(ah))
+		return ah;
+	kv_fail(r, "rdma_create_ah(%s) failed: %ld", what, ah ? PTR_ERR(ah) : -EINVAL);
+	return NULL;
+}
+
+/* rdma_query_ah() gives back every attribute the AH was created with. */
+int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what)
 {
-	const struct ib_global_route *wg = &want->grh;
+	const struct ib_global_route *wg = rdma_ah_read_grh(want);
 	const struct ib_global_route *g;
-	struct ib_ah_attr qa;
+	struct rdma_ah_attr qa;
 	int err;
 
 	memset(&qa, 0xa5, sizeof(qa));	/* what the driver leaves alone shows */
-	err = ib_query_ah(ah, &qa);
+	err = rdma_query_ah(ah, &qa);
 	if (err)
-		return kv_fail(r, "%s: ib_query_ah failed: %d", what, err);
-	if (qa.dlid != want->dlid || qa.port_num != want->port_num)
-		return kv_fail(r, "%s: ib_query_ah: dlid %u port %u, created with %u %u",
-			       what, qa.dlid, qa.port_num, want->dlid, want->port_num);
-	if (qa.sl != want->sl || qa.src_path_bits != want->src_path_bits ||
-	    qa.static_rate != want->static_rate)
-		return kv_fail(r, "%s: ib_query_ah: sl %u bits %u rate %u, created with %u %u %u",
-			       what, qa.sl, qa.src_path_bits, qa.static_rate, want->sl,
-			       want->src_path_bits, want->static_rate);
-	if (qa.ah_flags != want->ah_flags)
-		return kv_fail(r, "%s: ib_query_ah: flags 0x%x, created with 0x%x", what,
-			       qa.ah_flags, want->ah_flags);
-	if (!(want->ah_flags & IB_AH_GRH))
+		return kv_fail(r, "%s: rdma_query_ah failed: %d", what, err);
+	if (qa.type != RDMA_AH_ATTR_TYPE_IB || ah->type != RDMA_AH_ATTR_TYPE_IB)
+		return kv_fail(r, "%s: rdma_query_ah: type %d, AH's %d, want IB (%d)", what,
+			       qa.type, ah->type, RDMA_AH_ATTR_TYPE_IB);
+	if (rdma_ah_get_dlid(&qa) != rdma_ah_get_dlid(want) ||
+	    rdma_ah_get_port_num(&qa) != rdma_ah_get_port_num(want))
+		return kv_fail(r, "%s: rdma_query_ah: dlid %u port %u, created with %u %u",
+			       what, rdma_ah_get_dlid(&qa), rdma_ah_get_port_num(&qa),
+			       rdma_ah_get_dlid(want), rdma_ah_get_port_num(want));
+	if (rdma_ah_get_sl(&qa) != rdma_ah_get_sl(want) ||
+	    rdma_ah_get_path_bits(&qa) != rdma_ah_get_path_bits(want) ||
+	    rdma_ah_get_static_rate(&qa) != rdma_ah_get_static_rate(want))
+		return kv_fail(r, "%s: rdma_query_ah: sl %u bits %u rate %u, created with %u %u %u",
+			       what, rdma_ah_get_sl(&qa), rdma_ah_get_path_bits(&qa),
+			       rdma_ah_get_static_rate(&qa), rdma_ah_get_sl(want),
+			       rdma_ah_get_path_bits(want), rdma_ah_get_static_rate(want));
+	if (rdma_ah_get_ah_flags(&qa) != rdma_ah_get_ah_flags(want))
+		return kv_fail(r, "%s: rdma_query_ah: flags 0x%x, created with 0x%x", what,
+			       rdma_ah_get_ah_flags(&qa), rdma_ah_get_ah_flags(want));
+	g = rdma_ah_read_grh(&qa);
+	if (g->sgid_attr)
+		return kv_fail(r, "%s: rdma_query_ah: sgid_attr %p, want NULL", what,
+			       g->sgid_attr);
+	if (!(rdma_ah_get_ah_flags(want) & IB_AH_GRH))
 		return 0;
-	g = &qa.grh;
 	if (memcmp(g->dgid.raw, wg->dgid.raw, sizeof(wg->dgid.raw)))
-		return kv_fail(r, "%s: ib_query_ah: DGID %pI6, created with %pI6", what,
+		return kv_fail(r, "%s: rdma_query_ah: DGID %pI6, created with %pI6", what,
 			       g->dgid.raw, wg->dgid.raw);
 	if (g->sgid_index != wg->sgid_index || g->hop_limit != wg->hop_limit)
-		return kv_fail(r, "%s: ib_query_ah: sgid_index %u hop_limit %u, created with %u %u",
+		return kv_fail(r, "%s: rdma_query_ah: SGID %u hop limit %u, created with %u %u",
 			       what, g->sgid_index, g->hop_limit, wg->sgid_index,
 			       wg->hop_limit);
 	if (g->traffic_class != wg->traffic_class || g->flow_label != wg->flow_label)
-		return kv_fail(r, "%s: ib_query_ah: tclass 0x%x flow 0x%x, created with 0x%x 0x%x",
+		return kv_fail(r, "%s: rdma_query_ah: tclass 0x%x flow 0x%x, made with 0x%x 0x%x",
 			       what, g->traffic_class, g->flow_label, wg->traffic_class,
 			       wg->flow_label);
 	return 0;
