@@ -325,6 +325,7 @@ static const struct kv_case kv_cases[] = {
 	{ "access", kv_case_access },
 	{ "big-mr", kv_case_big_mr },
 	{ "cq-overrun", kv_case_cq_overrun },
+	{ "ulp-helpers", kv_case_ulp_helpers },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */
