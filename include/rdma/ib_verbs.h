@@ -33,6 +33,8 @@
 #include <linux/workqueue.h>
 #include <linux/err.h>
 #include <linux/if_ether.h>
+#include <linux/ratelimit.h>
+#include <linux/dynamic_debug.h>
 
 /*
  * What the verbs take from management datagrams (upstream keeps it here
@@ -954,6 +956,57 @@ enum ib_poll_context {
 };
 
 /* ---------------------------------------------------------------------- */
+/* RDMA netdevs: a netdev a driver implements for a ULP (IPoIB, OPA VNIC) */
+
+struct net_device;
+struct sk_buff;
+struct ifla_vf_info;
+struct ifla_vf_stats;
+struct ifla_vf_guid;
+
+enum rdma_netdev_t {
+	RDMA_NETDEV_OPA_VNIC,
+	RDMA_NETDEV_IPOIB,
+};
+
+/*
+ * The start of such a netdev's private area: the ULP fills the first
+ * four members, the driver the callbacks.
+ */
+struct rdma_netdev {
+	void			*clnt_priv;
+	struct ib_device	*hca;
+	u32			port_num;
+	int			mtu;
+	/* frees the netdev (OPA VNIC's use) */
+	void			(*free_rdma_netdev)(struct net_device *netdev);
+	void			(*set_id)(struct net_device *netdev, int id);
+	int			(*send)(struct net_device *dev, struct sk_buff *skb,
+					struct ib_ah *address, u32 dqpn);
+	int			(*attach_mcast)(struct net_device *dev,
+						struct ib_device *hca,
+						union ib_gid *gid, u16 mlid,
+						int set_qkey, u32 qkey);
+	int			(*detach_mcast)(struct net_device *dev,
+						struct ib_device *hca,
+						union ib_gid *gid, u16 mlid);
+	void			(*tx_timeout)(struct net_device *dev,
+					      unsigned int txqueue);
+};
+
+/* What a driver's rdma_netdev_get_params() answers. */
+struct rdma_netdev_alloc_params {
+	size_t		sizeof_priv;
+	unsigned int	txqs;
+	unsigned int	rxqs;
+	void		*param;
+	int		(*initialize_rdma_netdev)(struct ib_device *device,
+						  u32 port_num,
+						  struct net_device *netdev,
+						  void *param);
+};
+
+/* ---------------------------------------------------------------------- */
 /* The driver's operations */
 
 /* Opaque to kernel consumers; uverbs fills it from the command buffer. */
@@ -1044,6 +1097,25 @@ struct ib_device_ops {
 			     const struct ib_recv_wr **bad_wr);
 	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 	int (*req_notify_cq)(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+
+	/*
+	 * [sleep] optional: an RDMA netdev the driver offers (IPoIB asks,
+	 * see rdma_alloc_netdev()) and the SR-IOV virtual functions' controls
+	 * (upstream's names and arguments; mlx4_ib offers none of them)
+	 */
+	int (*rdma_netdev_get_params)(struct ib_device *device, u32 port_num,
+				      enum rdma_netdev_t type,
+				      struct rdma_netdev_alloc_params *params);
+	int (*set_vf_link_state)(struct ib_device *device, int vf, u32 port, int state);
+	int (*get_vf_config)(struct ib_device *device, int vf, u32 port,
+			     struct ifla_vf_info *info);
+	int (*get_vf_stats)(struct ib_device *device, int vf, u32 port,
+			    struct ifla_vf_stats *stats);
+	int (*get_vf_guid)(struct ib_device *device, int vf, u32 port,
+			   struct ifla_vf_guid *node_guid,
+			   struct ifla_vf_guid *port_guid);
+	int (*set_vf_guid)(struct ib_device *device, int vf, u32 port, u64 guid,
+			   int type);
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1534,5 +1606,126 @@ void ib_port_unregister_client_groups(struct ib_device *device, u32 port,
 /* [any] helpers */
 const char *ib_port_state_str(enum ib_port_state state);
 int ib_width_enum_to_int(enum ib_port_width width);
+
+/* ---------------------------------------------------------------------- */
+/* RDMA netdevs and SR-IOV (core/netdev.c) */
+
+/*
+ * [sleep] A netdev of type on the port from the driver's parameters
+ * (alloc_netdev_mqs() with them); ERR_PTR(-EOPNOTSUPP) if the driver
+ * offers none (mlx4_ib: IPoIB then makes its own), -EINVAL for a bad port.
+ */
+struct net_device *rdma_alloc_netdev(struct ib_device *device, u32 port_num,
+				     enum rdma_netdev_t type, const char *name,
+				     unsigned char name_assign_type,
+				     void (*setup)(struct net_device *));
+/* [sleep] The driver's initialisation of a netdev the ULP allocated. */
+int rdma_init_netdev(struct ib_device *device, u32 port_num,
+		     enum rdma_netdev_t type, const char *name,
+		     unsigned char name_assign_type,
+		     void (*setup)(struct net_device *),
+		     struct net_device *netdev);
+
+/* [sleep] A virtual function's controls; -EOPNOTSUPP without SR-IOV. */
+int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port, int state);
+int ib_get_vf_config(struct ib_device *device, int vf, u32 port,
+		     struct ifla_vf_info *info);
+int ib_get_vf_stats(struct ib_device *device, int vf, u32 port,
+		    struct ifla_vf_stats *stats);
+int ib_get_vf_guid(struct ib_device *device, int vf, u32 port,
+		   struct ifla_vf_guid *node_guid,
+		   struct ifla_vf_guid *port_guid);
+int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid,
+		   int type);
+
+/* ---------------------------------------------------------------------- */
+/*
+ * Log lines about a device (core/ibdev_print.c): "<driver> <PCI function>
+ * <device>: message" at the level of the function's name; the
+ * _ratelimited forms print at most DEFAULT_RATELIMIT_BURST lines per
+ * DEFAULT_RATELIMIT_INTERVAL at each call site.  [any]
+ */
+__printf(3, 4) __cold
+void ibdev_printk(const char *level, const struct ib_device *ibdev,
+		  const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_emerg(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_alert(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_crit(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_err(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_warn(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_notice(const struct ib_device *ibdev, const char *format, ...);
+__printf(2, 3) __cold
+void ibdev_info(const struct ib_device *ibdev, const char *format, ...);
+
+#define ibdev_level_ratelimited(ibdev_level, ibdev, fmt, ...)		\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_ibdev_rs, DEFAULT_RATELIMIT_INTERVAL, \
+				      DEFAULT_RATELIMIT_BURST);		\
+	if (__ratelimit(&_ibdev_rs))					\
+		ibdev_level(ibdev, fmt, ##__VA_ARGS__);			\
+} while (0)
+
+#define ibdev_emerg_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_emerg, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_alert_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_alert, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_crit_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_crit, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_err_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_err, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_warn_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_warn, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_notice_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_notice, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_info_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_info, ibdev, fmt, ##__VA_ARGS__)
+
+/*
+ * ibdev_dbg(): a KERN_DEBUG line that dynamic debug switches on per call
+ * site.  It calls ib_core's own emitter: the kernel's __dynamic_ibdev_dbg()
+ * knows only the kernel's struct ib_device.
+ */
+#if defined(CONFIG_DYNAMIC_DEBUG) || \
+	(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+struct _ddebug;
+__printf(3, 4) __cold
+void ibstack_dynamic_ibdev_dbg(struct _ddebug *descriptor,
+			       const struct ib_device *ibdev,
+			       const char *format, ...);
+/* the format of ibdev_dbg(ibdev, format, args...), for the call site's record */
+#define IBSTACK_DBG_FORMAT(format, ...) format
+#define ibdev_dbg(ibdev, ...)						\
+	_dynamic_func_call(IBSTACK_DBG_FORMAT(__VA_ARGS__, 0),		\
+			   ibstack_dynamic_ibdev_dbg, ibdev, __VA_ARGS__)
+/* the call site's switch first, so a silent site takes no ratelimit */
+#define ibdev_dbg_ratelimited(ibdev, ...)				\
+do {									\
+	static DEFINE_RATELIMIT_STATE(_ibdev_rs, DEFAULT_RATELIMIT_INTERVAL, \
+				      DEFAULT_RATELIMIT_BURST);		\
+	DEFINE_DYNAMIC_DEBUG_METADATA(_ibdev_ddebug,			\
+				      IBSTACK_DBG_FORMAT(__VA_ARGS__, 0)); \
+	if (DYNAMIC_DEBUG_BRANCH(_ibdev_ddebug) && __ratelimit(&_ibdev_rs)) \
+		ibstack_dynamic_ibdev_dbg(&_ibdev_ddebug, ibdev, __VA_ARGS__); \
+} while (0)
+#elif defined(DEBUG)
+#define ibdev_dbg(ibdev, fmt, ...) \
+	ibdev_printk(KERN_DEBUG, ibdev, fmt, ##__VA_ARGS__)
+#define ibdev_dbg_ratelimited(ibdev, fmt, ...) \
+	ibdev_level_ratelimited(ibdev_dbg, ibdev, fmt, ##__VA_ARGS__)
+#else
+/* compiled out; the arguments still type-checked */
+#define ibdev_dbg(ibdev, fmt, ...)					\
+do {									\
+	if (0)								\
+		ibdev_printk(KERN_DEBUG, ibdev, fmt, ##__VA_ARGS__);	\
+} while (0)
+#define ibdev_dbg_ratelimited(ibdev, fmt, ...) ibdev_dbg(ibdev, fmt, ##__VA_ARGS__)
+#endif
 
 #endif /* IBSTACK_RDMA_IB_VERBS_H */

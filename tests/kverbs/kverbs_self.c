@@ -329,6 +329,7 @@ static const struct kv_case kv_cases[] = {
 	{ "ah-query", kv_case_ah_query },
 	{ "ah-from-wc", kv_case_ah_from_wc },
 	{ "wr-cqe", kv_case_wr_cqe },
+	{ "ulp-helpers", kv_case_ulp_helpers },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */

@@ -9,9 +9,10 @@ set -u
 . "$(dirname "$0")/lib.sh"
 t=${TESTNAME:-kverbs}
 bound=${SELFTEST_BOUND:-180}
-# the load, the done line and its count, the unload and its remove line
+# the load, the done line and its count, the ulp-helpers case's three log
+# lines, the unload and its remove line
 # (the module's own PASS/FAIL lines are checked by the done line's count)
-plan 5
+plan 8
 
 if [ -d /sys/module/ibstack_kverbs ]; then
 	plan_more 1
@@ -19,7 +20,8 @@ if [ -d /sys/module/ibstack_kverbs ]; then
 fi
 k=$(klog_mark)
 s0=$SECONDS
-if ! kverbs_load selftest=1; then
+# dyndbg: the module's one debug line (its ulp-helpers case's ibdev_dbg)
+if ! kverbs_load selftest=1 dyndbg=+p; then
 	fail "$t: load ibstack_kverbs selftest=1" "$(kverbs_ko >/dev/null || echo "no module built for $KVER; ")insmod/modprobe failed"
 	exit 0
 fi
@@ -45,6 +47,13 @@ else
 	expect "$t: the done line counts every case reported ($reported)" \
 		[ "$((np + nf))" = "$reported" ]
 fi
+# the ulp-helpers case's lines about the device, as upstream's ibdev_*()
+# print them: driver, PCI function, device, message
+pci='[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]'
+for how in ibdev_info ibdev_warn_ratelimited ibdev_dbg; do
+	expect "$t: $how's line names the driver, the PCI function and the device" \
+		grep -qE "^mlx4_core $pci mlx4_0: kverbs $how 0x5eed1e$" <<<"$log"
+done
 k=$(klog_mark)
 expect "$t: test module unloads" rmmod ibstack_kverbs
 expect "$t: the module saw mlx4_0 removed at unload" \
