@@ -1029,6 +1029,7 @@ struct ib_device_ops {
 			     const struct ib_device_modify *modify);
 	int (*modify_port)(struct ib_device *dev, u32 port, int mask,
 			   const struct ib_port_modify *modify);
+	/* [any] */
 	enum ib_link_layer (*get_link_layer)(struct ib_device *dev, u32 port);
 	void (*get_dev_fw_str)(struct ib_device *dev, char *buf, size_t len);
 	/*
@@ -1251,6 +1252,7 @@ int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey);
 int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_modify *modify);
 int ib_modify_port(struct ib_device *device, u32 port, int mask,
 		   struct ib_port_modify *modify);
+/* [any] (the driver's get_link_layer op must not sleep: rdma_ah_find_type() calls it) */
 enum ib_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port);
 
 /* [any] the cache, kept current by the port events */
