@@ -503,6 +503,16 @@ enum ib_rate {
 	IB_RATE_600_GBPS = 22,
 };
 
+/*
+ * [any] (core/rate.c) A rate as a multiple of 2.5 Gb/s (IB_RATE_10_GBPS:
+ * 4), -1 for an unknown one; the multiple's rate, IB_RATE_PORT_CURRENT
+ * for none; the data rate in Mb/s (64b/66b lanes: IB_RATE_25_GBPS is
+ * 25781), -1 for an unknown rate.
+ */
+__attribute_const__ int ib_rate_to_mult(enum ib_rate rate);
+__attribute_const__ enum ib_rate mult_to_ib_rate(int mult);
+__attribute_const__ int ib_rate_to_mbps(enum ib_rate rate);
+
 enum ib_ah_flags {
 	IB_AH_GRH = BIT(0),
 };
