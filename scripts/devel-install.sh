@@ -92,7 +92,7 @@ install)
 	[ $# = 3 ] || usage
 	do_install "$1" "$2" "$3" ;;
 uninstall)
-	[ $# -ge 1 ] && [ $# -le 2 ] || usage
+	if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 	do_uninstall "$@" ;;
 dkms-post-build)
 	[ $# = 2 ] || usage

@@ -63,7 +63,7 @@ for rel in "$@"; do
 		echo "PASS ulp $rel: ibstack-ulp-check.sh: $(tail -n 1 <<<"$out" | sed 's/^ibstack-ulp-check: //')"
 	else
 		fail "ibstack-ulp-check.sh on the sample:"
-		sed 's/^/    /' <<<"$out"
+		printf '%s\n' "$out" | sed 's/^/    /'
 	fi
 	# The checker's own tests: a fall-through and a kernel header must fail.
 	tmp=$(mktemp -d /tmp/ibstack-ulp.XXXXXX)
@@ -73,7 +73,7 @@ for rel in "$@"; do
 		echo "PASS ulp $rel: the check fails when ib_register_client would resolve to the kernel's ib_core"
 	else
 		fail "the check missed an import our Module.symvers lacks (ib_register_client):"
-		sed 's/^/    /' <<<"$out"
+		printf '%s\n' "$out" | sed 's/^/    /'
 	fi
 	cp -r "$m" "$tmp/m"
 	cmd=$(find "$tmp/m" -name '.ulp_sample.o.cmd' | head -n 1)
@@ -83,7 +83,7 @@ for rel in "$@"; do
 		echo "PASS ulp $rel: the check fails when an object depends on a kernel InfiniBand header"
 	else
 		fail "the check missed a kernel header in ulp_sample.o's dependencies:"
-		sed 's/^/    /' <<<"$out"
+		printf '%s\n' "$out" | sed 's/^/    /'
 	fi
 	rm -rf "$tmp"
 done

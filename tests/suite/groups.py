@@ -81,7 +81,12 @@ def build_checks(ctx):
 
 def build_expect():
     ex = [r"^(PASS|FAIL) compat:", r"^(PASS|FAIL) shadow includes:",
-          r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow "]
+          r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow ",
+          r"^(PASS|FAIL) api-names:", r"^(PASS|FAIL) api-names ipoib:", r"^(PASS|FAIL) api-values:"]
+    for k in ("6.1", "6.12"):
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^(PASS|FAIL) ulp %s: tests/ulp-sample builds" % rel,
+               r"^(PASS|FAIL) ulp %s: ibstack-ulp-check" % rel]
     for k in BUILD_KERNELS:
         rel = release(k) or "no-%s-kernel" % k
         ex += [r"^(PASS|FAIL) build %s" % re.escape(rel), r"^(PASS|FAIL) W=1 %s" % re.escape(rel),

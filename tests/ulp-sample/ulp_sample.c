@@ -214,7 +214,8 @@ static int us_add(struct ib_device *device)
 	if (us_result == -ENODEV)
 		us_result = ret;
 	if (ret) {
-		pr_err("ibstack_ulp_sample: %s: the test failed: %d\n", dev_name(&device->dev), ret);
+		pr_err("ibstack_ulp_sample: %s: the test failed: %d\n",
+		       dev_name(&device->dev), ret);
 		us_free(d);
 		return ret;
 	}
