@@ -109,16 +109,7 @@ IB_SMP_ATTR_VL_ARB_TABLE	24	6144	S2B
 IB_SMP_DIRECTION		32768	128	S2B
 "
 # Appendix A: the InfiniBand symbols 6.1's ipoib (CM off) imports.
-IPOIB_IMPORTS="__ib_alloc_pd __ib_create_cq ib_attach_mcast ib_create_qp_kernel
-ib_dealloc_pd_user ib_destroy_cq_user ib_destroy_qp_user ib_detach_mcast
-ib_find_cached_pkey ib_find_gid ib_find_pkey ib_get_device_fw_str ib_get_vf_config
-ib_get_vf_guid ib_get_vf_stats ib_modify_qp ib_query_pkey ib_query_port ib_query_qp
-ib_rate_to_mbps ib_register_client ib_register_event_handler ib_set_client_data
-ib_set_vf_guid ib_set_vf_link_state ib_unregister_client ib_unregister_event_handler
-rdma_alloc_netdev rdma_create_ah rdma_destroy_ah_attr rdma_destroy_ah_user
-rdma_init_netdev rdma_query_gid rdma_set_cq_moderation ib_sa_cancel_query
-ib_sa_free_multicast ib_sa_get_mcmember_rec ib_sa_join_multicast ib_sa_path_rec_get
-ib_sa_register_client ib_sa_unregister_client ib_init_ah_attr_from_path"
+IPOIB_IMPORTS=$(grep -v '^#' "$top/tests/upstream-ipoib/ipoib-imports.txt")
 # The wire structs whose sizes must agree.
 WIRE_STRUCTS="ib_mad_hdr ib_mad ib_smp ib_sa_mad ib_grh ib_rmpp_hdr ib_rmpp_mad
 ib_vendor_mad ib_pma_portcounters ib_pma_portcounters_ext ib_sa_mcmember_rec"
