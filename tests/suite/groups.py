@@ -108,7 +108,9 @@ def dkms_expect(series):
     ex = [r"^PASS dkms add"]
     for k in series:
         rel = re.escape(release(k) or "no-%s-kernel" % k)
-        ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel]
+        ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel,
+               r"^PASS dkms devel %s:" % rel, r"^PASS dkms ulp %s:" % rel,
+               r"^PASS dkms ulp-load %s:" % rel, r"^PASS dkms devel removed %s:" % rel]
     return tuple(ex)
 
 
