@@ -203,6 +203,9 @@ if [ -f "$ulp" ]; then
 	dmesg | grep ibstack_ulp_sample
 fi
 lsmod
+# opensm (tests/vm/run --sm, for the sample) holds ib_umad: stop it first
+. tests/stack/guest/lib.sh
+sm_stop || { echo "opensm does not stop"; rc=1; }
 for m in '"$(printf '%s\n' "${mods[@]}" | tac | tr '\n' ' ')"'; do
 	[ -d "/sys/module/$m" ] || continue
 	modprobe -r "$m" || { echo "modprobe -r $m failed"; rc=1; }
