@@ -38,7 +38,11 @@ log=$b/upstream-ipoib.log
 imports=$top/tests/upstream-ipoib/ipoib-imports.txt
 t="upstream-ipoib $rel"
 
-fail() { echo "FAIL $t $*"; }
+nfail=0
+fail() {
+	echo "FAIL $t $*"
+	nfail=$((nfail + 1))
+}
 [ -f "$kdir/Makefile" ] || { fail "setup: no kernel build tree $kdir (host kernels only)"; exit 1; }
 [ -f "$tarball" ] || { fail "setup: no $tarball (make setup)"; exit 1; }
 
@@ -193,3 +197,4 @@ else
 	fail "self-check: the import check did not fail without ib_find_gid (exit $rc):"
 	printf '%s\n' "$out" | sed 's/^/    /'
 fi
+[ "$nfail" = 0 ]
