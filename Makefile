@@ -17,7 +17,15 @@
 #                      that has a Kbuild, in build/<release>/
 #                      (a release of tests/setup/envs.sh is built in its
 #                      release's root, with that release's compiler)
-#   make modules_install [KVER=...]   into /lib/modules/<release>/updates
+#   make modules_install [KVER=...]   into /lib/modules/<release>/updates,
+#                      and the development tree (install-devel)
+#   make install-devel [KVER=...] [DESTDIR=...]   the tree a third-party ULP
+#                      builds against: $(DESTDIR)/usr/src/ibstack-cx3/<release>/
+#                      (README "Building a ULP against ibstack-cx3")
+#   make uninstall-devel [KVER=...] [DESTDIR=...]   removes it
+#   make upstream-ipoib-build KVER=...   Linux 6.1's own IPoIB built against
+#                      our development tree, with the checks of
+#                      docs/kernel-api.md 6.2 (tests/upstream-ipoib/build.sh)
 #   make print-builddir [KVER=...]    the build directory (with -s)
 #   make print-kverbs [KVER=...]      the test module's .ko path (with -s)
 #   make install-extras               packaging/ files (modprobe.d, dkms)
@@ -32,7 +40,7 @@ include $(TOP)/scripts/module-dirs.mk
 .PHONY: all setup check check-full check-debug demo unit qemu testbed clean
 .PHONY: modules modules_install modules-dir print-builddir print-kver print-kverbs \
 	print-modules build-check install-extras uninstall-extras dkms-src \
-	clean-modules modules-locked
+	clean-modules modules-locked install-devel uninstall-devel upstream-ipoib-build
 
 all: qemu
 
@@ -172,8 +180,26 @@ ifneq ($(strip $(IBSTACK_DIRS)),)
 	+$(call kbuild,$(filter-out $(TEST_DIRS),$(IBSTACK_DIRS))) \
 		INSTALL_MOD_DIR=updates modules_install
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+	+$(MAKE) --no-print-directory -f $(TOP)/Makefile install-devel KVER=$(KVER) WITH_TESTS=0 \
+		DESTDIR=$(or $(DESTDIR),$(INSTALL_MOD_PATH))
 endif
 endif
+
+# The development tree of a release (docs/kernel-api.md section 5): our
+# headers, the Module.symvers of our modules (not the test modules'), the
+# recipe ibstack.mk and the checks of a built ULP (scripts/devel-install.sh).
+DEVEL_DIR = $(DESTDIR)/usr/src/ibstack-cx3/$(KVER)
+install-devel:
+	+$(MAKE) --no-print-directory -f $(TOP)/Makefile modules KVER=$(KVER) WITH_TESTS=$(WITH_TESTS)
+	$(TOP)/scripts/devel-install.sh install $(TOP) $(BUILDDIR)/Module.symvers $(DEVEL_DIR)
+
+uninstall-devel:
+	$(TOP)/scripts/devel-install.sh uninstall $(DEVEL_DIR)
+
+# Not in any tier yet: it fails to compile until our API is 6.1's (issue 13,
+# steps S2A..S3E); its output counts the compile errors by API item.
+upstream-ipoib-build:
+	$(TOP)/tests/upstream-ipoib/build.sh $(KVER)
 
 # The build directory of a release, e.g. for the test module:
 #   $(make -s print-builddir KVER=...)/tests/kverbs/*.ko
@@ -218,7 +244,7 @@ dkms-src:
 	tar -C $(TOP) -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude='*.symvers' \
 		--exclude='modules.order' --exclude='.probes' \
-		Makefile Kbuild VERSION dkms.conf scripts include \
+		Makefile Kbuild VERSION dkms.conf scripts include packaging/devel \
 		$(filter-out $(TEST_DIRS),$(IBSTACK_DIRS)) | tar -C $(DEST) -xf -
 
 .PHONY: check-kver

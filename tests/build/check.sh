@@ -11,6 +11,10 @@
 #     it find everything built); no compiler or modpost warning, no sparse
 #     warning;
 #   - the shadow guard's negative tests (tests/build/shadow.sh);
+#   - the development tree of each host kernel, and tests/ulp-sample built
+#     against it and checked (tests/build/ulp.sh);
+#   - our API against 6.1's: exported names and constant values
+#     (tests/build/api.sh);
 #   - checkpatch --strict over our module sources and headers;
 #   - the rules of the tree: kernel version tests only in
 #     include/ibstack/compat.h; include/ holds only rdma/, uapi/rdma/ and
@@ -29,7 +33,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-shadow) do_shadow=0; shift ;;
 	--no-checkpatch) do_checkpatch=0; shift ;;
-	-h | --help) sed -n '3,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -105,16 +109,30 @@ if [ -n "$dirs" ]; then
 	done
 fi
 
+# the host's kernels (the guard and the development tree are the same code
+# for every kernel)
+host_rels=()
+for rel in "${releases[@]}"; do
+	[ -f "/lib/modules/$rel/build/Makefile" ] && host_rels+=("$rel")
+done
+
 # --- the shadow guard's negative tests ----------------------------------------
 if [ "$do_shadow" = 1 ]; then
 	t0=$SECONDS
-	# on the host's kernels (the guard is the same code for every kernel)
-	host_rels=()
-	for rel in "${releases[@]}"; do
-		[ -f "/lib/modules/$rel/build/Makefile" ] && host_rels+=("$rel")
-	done
 	"$top/tests/build/shadow.sh" "${host_rels[@]}"
 	note "shadow tests took $((SECONDS - t0))s"
+fi
+
+# --- the development tree, and a ULP built against it ---------------------------
+if [ -n "$dirs" ]; then
+	t0=$SECONDS
+	"$top/tests/build/ulp.sh" "${host_rels[@]}"
+	note "ulp tests took $((SECONDS - t0))s"
+fi
+
+# --- our API against 6.1's: names and values (on the 6.1 build) -------------------
+if [ -n "$dirs" ]; then
+	"$top/tests/build/api.sh"
 fi
 
 # --- our sources: files to look at --------------------------------------------
@@ -132,7 +150,7 @@ if [ "$do_checkpatch" = 1 ]; then
 	t0=$SECONDS
 	cpdir=$(mktemp -d /tmp/ibstack-checkpatch.XXXXXX)
 	groups=()
-	for g in include scripts/compat-probes $dirs; do
+	for g in include scripts/compat-probes tests/ulp-sample $dirs; do
 		[ -d "$top/$g" ] && groups+=("$g")
 	done
 	running=0

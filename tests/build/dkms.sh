@@ -5,10 +5,16 @@
 #     installed for both kernels (6.1 and 6.12);
 #   - "modinfo -k <release> -n" of every module of the package names ours,
 #     under /lib/modules/<release>/updates/;
-#   - a VM on each kernel (tests/vm/run --stack installed) loads the stack
-#     with modprobe from the installed package, checks every module of ours
-#     is loaded from updates/ (and mlx4_0 is there if mlx4_ib is ours),
-#     and unloads it again;
+#   - the development tree is in /usr/src/ibstack-cx3/<release>/ (dkms.conf's
+#     POST_BUILD and POST_INSTALL), tests/ulp-sample builds against it (in
+#     build/dkms-ulp/<release>/) and its ibstack-ulp-check.sh passes;
+#   - a VM on each kernel (tests/vm/run --stack installed, with opensm) loads
+#     the stack with modprobe from the installed package, checks every
+#     module of ours is loaded from updates/ (and mlx4_0 is there if
+#     mlx4_ib is ours), loads the sample (its init sends one UD message to
+#     itself and fails unless both completions are right), unloads it and
+#     the stack again;
+#   - dkms remove takes the development tree away again (POST_REMOVE);
 #   - whatever happens, the package is removed again and depmod re-run (the
 #     host's /lib/modules is what every later VM test boots with).
 # Prints PASS/FAIL lines.  While it runs, other VM tests on this host would
@@ -48,6 +54,7 @@ if [ -z "$dirs" ]; then
 fi
 
 tmp=$(mktemp -d /tmp/ibstack-dkms.XXXXXX)
+ulpdir=$top/build/dkms-ulp
 made_force_file=0
 cleanup() {
 	local r
@@ -55,11 +62,12 @@ cleanup() {
 	rm -rf "/usr/src/$pkg-$ver" "/var/lib/dkms/$pkg"
 	[ "$made_force_file" = 1 ] && rm -f "$force_file"
 	for r in "${releases[@]}"; do
+		"$top/scripts/devel-install.sh" uninstall "/usr/src/$pkg/$r" "$ver"
 		rm -rf "/lib/modules/$r/updates/dkms"
 		rmdir "/lib/modules/$r/updates" 2>/dev/null
 		depmod -a "$r"
 	done
-	rm -rf "$tmp"
+	rm -rf "$tmp" "$ulpdir"
 }
 trap cleanup EXIT
 trap 'echo "FAIL dkms: interrupted"; exit 130' INT TERM HUP
@@ -96,6 +104,41 @@ if [ ${#mods[@]} = 0 ]; then
 	exit 1
 fi
 
+# ulp_check RELEASE: the development tree DKMS installed for RELEASE, and
+# tests/ulp-sample built against it and checked (for the VM: ulp_ok[RELEASE])
+declare -A ulp_ok=()
+ulp_check() {
+	local r=$1 d=/usr/src/$pkg/$1 m=$ulpdir/$1 f missing=() out
+	for f in include/rdma/ib_verbs.h include/uapi/rdma/ib_user_mad.h Module.symvers \
+		ibstack.mk ibstack-ulp-check.sh VERSION; do
+		[ -s "$d/$f" ] || missing+=("$f")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		fail "devel $r: $d lacks ${missing[*]} after dkms install"
+		return
+	fi
+	if [ "$(cat "$d/VERSION")" != "$ver" ]; then
+		fail "devel $r: $d/VERSION says $(cat "$d/VERSION"), not $ver"
+		return
+	fi
+	echo "PASS dkms devel $r: dkms install wrote $d ($(grep -c . "$d/Module.symvers") exports)"
+	rm -rf "$m"
+	mkdir -p "$m"
+	cp "$top"/tests/ulp-sample/{Kbuild,*.c} "$m/"
+	if ! make -C "/lib/modules/$r/build" M="$m" modules >"$tmp/ulp-$r.log" 2>&1; then
+		fail "ulp $r: tests/ulp-sample does not build against $d:"
+		grep -E 'error|Error' "$tmp/ulp-$r.log" | head -n 10 | sed 's/^/    /'
+		return
+	fi
+	if out=$("$d/ibstack-ulp-check.sh" "$m" 2>&1); then
+		echo "PASS dkms ulp $r: tests/ulp-sample built against $d (its Kbuild as is), ibstack-ulp-check.sh ok"
+		ulp_ok[$r]=1
+	else
+		fail "ulp $r: ibstack-ulp-check.sh on the sample:"
+		printf '%s\n' "$out" | sed 's/^/    /'
+	fi
+}
+
 # Build for every kernel first, then install: the host's /lib/modules has
 # our modules for as short a time as possible.
 built=()
@@ -128,6 +171,7 @@ for i in "${built[@]}"; do
 	fi
 	echo "PASS dkms install $r: modinfo -n names ours for ${mods[*]} ($(modinfo -k "$r" -n "${mods[0]}"))"
 	ok_rel+=("$i")
+	ulp_check "$r"
 done
 
 if [ "$vm" = 1 ]; then
@@ -147,7 +191,21 @@ done
 case " '"${mods[*]}"' " in
 *" mlx4_ib "*) [ -e /sys/class/infiniband/mlx4_0 ] || { echo "no mlx4_0"; rc=1; } ;;
 esac
+ulp='"$ulpdir"'/$KVER/ibstack_ulp_sample.ko
+if [ -f "$ulp" ]; then
+	if insmod "$ulp"; then
+		echo "ulp-sample: loaded"
+		rmmod ibstack_ulp_sample || { echo "rmmod ibstack_ulp_sample failed"; rc=1; }
+	else
+		echo "ulp-sample: insmod failed"
+		rc=1
+	fi
+	dmesg | grep ibstack_ulp_sample
+fi
 lsmod
+# opensm (tests/vm/run --sm, for the sample) holds ib_umad: stop it first
+. tests/stack/guest/lib.sh
+sm_stop || { echo "opensm does not stop"; rc=1; }
 for m in '"$(printf '%s\n' "${mods[@]}" | tac | tr '\n' ' ')"'; do
 	[ -d "/sys/module/$m" ] || continue
 	modprobe -r "$m" || { echo "modprobe -r $m failed"; rc=1; }
@@ -155,12 +213,34 @@ done
 exit $rc'
 	for i in "${ok_rel[@]}"; do
 		r=${releases[i]}
-		if "$top/tests/vm/run" --kernel "${series[i]}" --stack installed --timeout 300 \
+		if "$top/tests/vm/run" --kernel "${series[i]}" --stack installed --sm --timeout 300 \
 			-- bash -c "$guest" >"$tmp/vm-$r.log" 2>&1; then
 			echo "PASS dkms vm $r: the installed stack loads with modprobe and unloads"
+			if [ -n "${ulp_ok[$r]:-}" ]; then
+				if grep -q 'ulp-sample: loaded' "$tmp/vm-$r.log" &&
+				   grep -q 'UD send to itself .* completed and arrived' "$tmp/vm-$r.log"; then
+					echo "PASS dkms ulp-load $r: the sample loads on the installed stack, its UD send to itself completes"
+				else
+					fail "ulp-load $r: the sample's lines are missing from the VM's output"
+				fi
+			fi
 		else
 			fail "vm $r: loading the installed stack failed; last lines:"
 			tail -n 25 "$tmp/vm-$r.log" | sed 's/^/    /'
 		fi
 	done
+fi
+
+# POST_REMOVE: dkms remove takes each release's development tree away.
+if dkms remove "$pkg/$ver" --all >"$tmp/remove-devel.log" 2>&1; then
+	for i in "${ok_rel[@]}"; do
+		r=${releases[i]}
+		if [ -e "/usr/src/$pkg/$r" ]; then
+			fail "devel removed $r: /usr/src/$pkg/$r is still there after dkms remove"
+		else
+			echo "PASS dkms devel removed $r: dkms remove took /usr/src/$pkg/$r away"
+		fi
+	done
+else
+	fail "dkms remove failed: $(tail -n 3 "$tmp/remove-devel.log" | tr '\n' ' ')"
 fi

@@ -81,7 +81,12 @@ def build_checks(ctx):
 
 def build_expect():
     ex = [r"^(PASS|FAIL) compat:", r"^(PASS|FAIL) shadow includes:",
-          r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow "]
+          r"^(PASS|FAIL) checkpatch ", r"^(PASS|FAIL) shadow ",
+          r"^(PASS|FAIL) api-names:", r"^(PASS|FAIL) api-names ipoib:", r"^(PASS|FAIL) api-values:"]
+    for k in ("6.1", "6.12"):
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^(PASS|FAIL) ulp %s: tests/ulp-sample builds" % rel,
+               r"^(PASS|FAIL) ulp %s: ibstack-ulp-check" % rel]
     for k in BUILD_KERNELS:
         rel = release(k) or "no-%s-kernel" % k
         ex += [r"^(PASS|FAIL) build %s" % re.escape(rel), r"^(PASS|FAIL) W=1 %s" % re.escape(rel),
@@ -103,7 +108,9 @@ def dkms_expect(series):
     ex = [r"^PASS dkms add"]
     for k in series:
         rel = re.escape(release(k) or "no-%s-kernel" % k)
-        ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel]
+        ex += [r"^PASS dkms build %s" % rel, r"^PASS dkms install %s" % rel, r"^PASS dkms vm %s" % rel,
+               r"^PASS dkms devel %s:" % rel, r"^PASS dkms ulp %s:" % rel,
+               r"^PASS dkms ulp-load %s:" % rel, r"^PASS dkms devel removed %s:" % rel]
     return tuple(ex)
 
 
