@@ -51,9 +51,6 @@ ib_get_dma_mr		S2D	dropped (IB_PD_UNSAFE_GLOBAL_RKEY)
 ib_reg_kernel_mr	S2D	ibstack_reg_kernel_mr in ext.h
 ib_modify_cq		S2D	rdma_set_cq_moderation
 ib_port_state_str	S2D	ibstack_ in ext.h
-ib_create_ah		S2A	rdma_create_ah
-ib_destroy_ah		S2A	rdma_destroy_ah_user
-ib_query_ah		S2A	rdma_query_ah
 ib_cancel_mad		S2B	static inline in 6.1
 ib_init_ah_from_path	S2C	ib_init_ah_attr_from_path
 ib_sa_pack_mcmember	S2C	private to sa/
@@ -73,18 +70,7 @@ ib_find_pkey		S2D
 ib_get_device_fw_str	S2D
 rdma_query_gid		S2D
 rdma_set_cq_moderation	S2D
-rdma_create_ah		S2A
-rdma_destroy_ah_user	S2A
-rdma_destroy_ah_attr	S2A
 ib_init_ah_attr_from_path	S2C
-ib_get_vf_config	S3E
-ib_get_vf_guid		S3E
-ib_get_vf_stats		S3E
-ib_set_vf_guid		S3E
-ib_set_vf_link_state	S3E
-ib_rate_to_mbps		S3E
-rdma_alloc_netdev	S3E
-rdma_init_netdev	S3E
 "
 # Values that differ today: "name ours 6.1 step".
 VALUE_EXCEPTIONS="

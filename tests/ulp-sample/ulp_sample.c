@@ -86,10 +86,7 @@ static int us_poll(struct us_dev *d, struct ib_wc *wc)
 	return -ETIMEDOUT;
 }
 
-/*
- * One SEND to the QP's own LID and QPN.  S2A: rdma_ah_attr with
- * rdma_create_ah()/rdma_destroy_ah(), and ib_ud_wr around the send WR.
- */
+/* One SEND to the QP's own LID and QPN, as a ULP writes it on 6.1. */
 static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 {
 	struct ib_sge ss = { .addr = d->dma, .length = US_LEN,
@@ -97,29 +94,32 @@ static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 	struct ib_sge rs = { .addr = d->dma + US_LEN, .length = US_RECV_LEN,
 			     .lkey = d->pd->local_dma_lkey };
 	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 };
-	struct ib_ah_attr aa = { .dlid = lid, .port_num = port };
+	struct rdma_ah_attr aa = {};
 	const struct ib_recv_wr *rbad;
 	const struct ib_send_wr *sbad;
-	struct ib_send_wr swr = {};
+	struct ib_ud_wr swr = {};
 	struct ib_wc wc[2];
 	struct ib_ah *ah;
 	int ret, i;
 
-	ah = ib_create_ah(d->pd, &aa);
+	aa.type = rdma_ah_find_type(d->device, port);
+	rdma_ah_set_dlid(&aa, lid);
+	rdma_ah_set_port_num(&aa, port);
+	ah = rdma_create_ah(d->pd, &aa, RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ah))
 		return PTR_ERR(ah);
 	ret = ib_post_recv(d->qp, &rwr, &rbad);
 	if (ret)
 		goto out;
-	swr.wr_id = 1;
-	swr.sg_list = &ss;
-	swr.num_sge = 1;
-	swr.opcode = IB_WR_SEND;
-	swr.send_flags = IB_SEND_SIGNALED;
-	swr.wr.ud.ah = ah;
-	swr.wr.ud.remote_qpn = d->qp->qp_num;
-	swr.wr.ud.remote_qkey = US_QKEY;
-	ret = ib_post_send(d->qp, &swr, &sbad);
+	swr.wr.wr_id = 1;
+	swr.wr.sg_list = &ss;
+	swr.wr.num_sge = 1;
+	swr.wr.opcode = IB_WR_SEND;
+	swr.wr.send_flags = IB_SEND_SIGNALED;
+	swr.ah = ah;
+	swr.remote_qpn = d->qp->qp_num;
+	swr.remote_qkey = US_QKEY;
+	ret = ib_post_send(d->qp, &swr.wr, &sbad);
 	for (i = 0; !ret && i < 2; i++)
 		ret = us_poll(d, &wc[i]);
 	if (ret)
@@ -142,7 +142,7 @@ static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 		ret = -EIO;
 	}
 out:
-	ib_destroy_ah(ah);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 	return ret;
 }
 
