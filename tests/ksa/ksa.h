@@ -53,6 +53,9 @@ void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
 		 unsigned int num_paths, void *context);
 void ksa_atomic_tests(struct ksa_ctx *ctx);
 void ksa_path_port_down(struct ksa_ctx *ctx);
+/* a join of port 1 that creates a group of mgid (zero: the SA picks) */
+ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx, const union ib_gid *mgid,
+			       u8 scope, struct ib_sa_mcmember_rec *rec);
 void ksa_mcast_join(struct ksa_ctx *ctx);
 void ksa_mcast_leave_one(struct ksa_ctx *ctx);
 void ksa_mcast_leave(struct ksa_ctx *ctx);

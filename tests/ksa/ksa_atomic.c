@@ -40,23 +40,6 @@ static int ksa_atomic_mc_cb(int status, struct ib_sa_multicast *mc)
 	return 0;
 }
 
-static ib_sa_comp_mask ksa_atomic_rec(struct ksa_ctx *ctx,
-				      struct ib_sa_mcmember_rec *rec)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->mgid = ksa_atomic_mgid;
-	rec->port_gid = ctx->port[0].gid;
-	rec->qkey = 0x0badc0de;
-	rec->pkey = ctx->port[0].pkey;
-	rec->scope = 5;
-	rec->join_state = IB_SA_JOIN_FULL_MEMBER;
-	return IB_SA_MCMEMBER_REC_MGID | IB_SA_MCMEMBER_REC_PORT_GID |
-	       IB_SA_MCMEMBER_REC_QKEY | IB_SA_MCMEMBER_REC_PKEY |
-	       IB_SA_MCMEMBER_REC_SL | IB_SA_MCMEMBER_REC_FLOW_LABEL |
-	       IB_SA_MCMEMBER_REC_TRAFFIC_CLASS | IB_SA_MCMEMBER_REC_SCOPE |
-	       IB_SA_MCMEMBER_REC_JOIN_STATE;
-}
-
 /* false if the callback never came (then nothing may be freed) */
 static bool ksa_atomic_wait(struct ksa_ctx *ctx, struct completion *done,
 			    const char *name)
@@ -88,7 +71,7 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 	init_completion(&cancelled.done);
 	init_completion(&member.done);
 	mask = ksa_path_req(ctx, 0, &req);
-	mc_mask = ksa_atomic_rec(ctx, &rec);
+	mc_mask = ksa_create_rec(ctx, &ksa_atomic_mgid, 5, &rec);
 
 	/* 1: a path query and a join, as IPoIB starts them */
 	spin_lock_irqsave(&ksa_atomic_lock, flags);

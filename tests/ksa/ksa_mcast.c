@@ -57,9 +57,8 @@ static int ksa_mc_cb(int status, struct ib_sa_multicast *mc)
  * (5) for A, as opensm refuses requests naming one of its own link-local
  * (2) MGIDs, so a new SM could not re-create such a group on rejoin.
  */
-static ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx,
-				      const union ib_gid *mgid, u8 scope,
-				      struct ib_sa_mcmember_rec *rec)
+ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx, const union ib_gid *mgid,
+			       u8 scope, struct ib_sa_mcmember_rec *rec)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->mgid = *mgid;
