@@ -510,7 +510,12 @@ static void kv_peer_run(struct kv_peer *pp)
  * retry_cnt resends: the retry-exceeded completion comes after retry_cnt + 1
  * timeouts (4.096 us << timeout each), the QP is in ERR, and a WR posted
  * then is flushed.  We allow twice that time plus a second for the timers'
- * slack, no less than the time itself.
+ * slack.  The lower bound is the time itself less 1% and 2 ms: a card
+ * counting whole milliseconds (the model does, and truncates the timeout)
+ * can fire up to 2 ms short of 4.096 us << timeout, ktime_ms_delta()
+ * truncates too (one run: 535 ms for a 536.9 ms timeout), and the card's
+ * clock is not this kernel's (QEMU's virtual clock against a TSC calibrated
+ * at boot).
  */
 static void kv_peer_dead(struct kv_peer *pp)
 {
@@ -535,6 +540,7 @@ static void kv_peer_dead(struct kv_peer *pp)
 	t_ms = div_u64(4096ULL << qa.timeout, 1000000);
 	least = t_ms * (qa.retry_cnt + 1);
 	most = 2 * least + 1000;
+	least -= div_u64(least, 100) + 2;
 
 	ss = kv_sge_dma(r, &pp->buf, OFF_SEND, 4096);
 	t0 = ktime_get();
