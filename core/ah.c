@@ -79,13 +79,13 @@ struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32
 		IB_CORE_RATELIMITED("%s: flags 0x%x\n", device->name, flags);
 		return ERR_PTR(-EINVAL);
 	}
-	if (!device->ops->create_ah)
+	if (!device->ops.create_ah)
 		return ERR_PTR(-EOPNOTSUPP);
 	ret = ib_check_ah_attr(device, ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
 
-	ah = device->ops->create_ah(pd, ah_attr, flags, NULL);
+	ah = device->ops.create_ah(pd, ah_attr, flags, NULL);
 	if (IS_ERR_OR_NULL(ah))
 		return ah ? ah : ERR_PTR(-ENOMEM);
 	ah->device = device;
@@ -105,9 +105,9 @@ int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 		return -EINVAL;
 	}
 	ah_attr->grh.sgid_attr = NULL;
-	if (!ah->device->ops->query_ah)
+	if (!ah->device->ops.query_ah)
 		return -EOPNOTSUPP;
-	return ah->device->ops->query_ah(ah, ah_attr);
+	return ah->device->ops.query_ah(ah, ah_attr);
 }
 EXPORT_SYMBOL(rdma_query_ah);
 
@@ -127,9 +127,9 @@ int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 	ret = ib_check_ah_attr(ah->device, ah_attr);
 	if (ret)
 		return ret;
-	if (!ah->device->ops->modify_ah)
+	if (!ah->device->ops.modify_ah)
 		return -EOPNOTSUPP;
-	return ah->device->ops->modify_ah(ah, ah_attr);
+	return ah->device->ops.modify_ah(ah, ah_attr);
 }
 EXPORT_SYMBOL(rdma_modify_ah);
 
@@ -144,7 +144,7 @@ int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 	}
 	might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE);
 	pd = ah->pd;
-	ret = ah->device->ops->destroy_ah(ah, flags);
+	ret = ah->device->ops.destroy_ah(ah, flags);
 	if (!ret)
 		atomic_dec(&pd->usecnt);
 	return ret;

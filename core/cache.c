@@ -42,12 +42,12 @@ static int ib_cache_query(struct ib_device *device, u32 port,
 	}
 
 	for (i = 0; i < pc->gid_tbl_len; i++) {
-		ret = device->ops->query_gid(device, port, i, &snap->gids[i]);
+		ret = device->ops.query_gid(device, port, i, &snap->gids[i]);
 		if (ret)
 			goto err;
 	}
 	for (i = 0; i < pc->pkey_tbl_len; i++) {
-		ret = device->ops->query_pkey(device, port, i, &snap->pkeys[i]);
+		ret = device->ops.query_pkey(device, port, i, &snap->pkeys[i]);
 		if (ret)
 			goto err;
 	}
@@ -167,30 +167,21 @@ void ib_cache_cleanup(struct ib_device *device)
 
 int ib_query_port(struct ib_device *device, u32 port, struct ib_port_attr *attr)
 {
+	int ret;
+
 	if (!device || !attr || !rdma_is_port_valid(device, port)) {
 		IB_CORE_RATELIMITED("bad device, port %u or attr\n", port);
 		return -EINVAL;
 	}
 	memset(attr, 0, sizeof(*attr));
-	return device->ops->query_port(device, port, attr);
+	ret = device->ops.query_port(device, port, attr);
+	if (ret)
+		return ret;
+	/* the prefix of GID 0, as the cache has it (0 before it has one) */
+	ib_get_cached_subnet_prefix(device, port, &attr->subnet_prefix);
+	return 0;
 }
 EXPORT_SYMBOL(ib_query_port);
-
-int ib_query_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid)
-{
-	struct ib_port_cache *pc;
-
-	if (!device || !gid || !rdma_is_port_valid(device, port) || index < 0) {
-		IB_CORE_RATELIMITED("bad device, port %u, index %d or gid\n",
-				    port, index);
-		return -EINVAL;
-	}
-	pc = ib_port_cache(device, port);
-	if (pc && index >= pc->gid_tbl_len)
-		return -EINVAL;
-	return device->ops->query_gid(device, port, index, gid);
-}
-EXPORT_SYMBOL(ib_query_gid);
 
 int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey)
 {
@@ -203,11 +194,38 @@ int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey)
 	pc = ib_port_cache(device, port);
 	if (pc && index >= pc->pkey_tbl_len)
 		return -EINVAL;
-	return device->ops->query_pkey(device, port, index, pkey);
+	return device->ops.query_pkey(device, port, index, pkey);
 }
 EXPORT_SYMBOL(ib_query_pkey);
 
-int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_modify *modify)
+int ib_find_pkey(struct ib_device *device, u32 port_num, u16 pkey, u16 *index)
+{
+	int i, ret, limited = -1;
+	u16 entry;
+
+	if (!device || !index || !rdma_is_port_valid(device, port_num))
+		return -EINVAL;
+	for (i = 0; i < device->port_data[port_num].immutable.pkey_tbl_len; i++) {
+		ret = ib_query_pkey(device, port_num, i, &entry);
+		if (ret)
+			return ret;
+		if ((entry ^ pkey) & 0x7fff)
+			continue;
+		if (entry & 0x8000) {	/* a full member: the answer */
+			*index = i;
+			return 0;
+		}
+		if (limited < 0)
+			limited = i;
+	}
+	if (limited < 0)
+		return -ENOENT;
+	*index = limited;
+	return 0;
+}
+EXPORT_SYMBOL(ib_find_pkey);
+
+int ib_modify_device(struct ib_device *device, int mask, struct ib_device_modify *modify)
 {
 	int ret;
 
@@ -216,10 +234,10 @@ int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_
 		IB_CORE_RATELIMITED("bad arguments (mask 0x%x)\n", mask);
 		return -EINVAL;
 	}
-	if (!device->ops->modify_device)
+	if (!device->ops.modify_device)
 		return -EOPNOTSUPP;
 
-	ret = device->ops->modify_device(device, mask, modify);
+	ret = device->ops.modify_device(device, mask, modify);
 	if (!ret && (mask & IB_DEVICE_MODIFY_NODE_DESC))
 		memcpy(device->node_desc, modify->node_desc, sizeof(device->node_desc));
 	return ret;
@@ -233,89 +251,84 @@ int ib_modify_port(struct ib_device *device, u32 port, int mask,
 		IB_CORE_RATELIMITED("bad device, port %u or modify\n", port);
 		return -EINVAL;
 	}
-	if (!device->ops->modify_port)
+	if (!device->ops.modify_port)
 		return -EOPNOTSUPP;
-	return device->ops->modify_port(device, port, mask, modify);
+	return device->ops.modify_port(device, port, mask, modify);
 }
 EXPORT_SYMBOL(ib_modify_port);
 
-enum ib_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port)
+enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port)
 {
 	if (!device || !rdma_is_port_valid(device, port))
 		return IB_LINK_LAYER_UNSPECIFIED;
-	if (device->ops->get_link_layer)
-		return device->ops->get_link_layer(device, port);
+	if (device->ops.get_link_layer)
+		return device->ops.get_link_layer(device, port);
 	return IB_LINK_LAYER_INFINIBAND;
 }
 EXPORT_SYMBOL(rdma_port_get_link_layer);
 
 /* --- the cache ([any]) ----------------------------------------------------- */
 
-int ib_get_cached_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid)
+int rdma_query_gid(struct ib_device *device, u32 port_num, int index, union ib_gid *gid)
 {
+	static const union ib_gid zero_gid;
 	struct ib_port_cache *pc;
 	unsigned long flags;
 	int ret = -EINVAL;
 
 	if (!device || !gid)
 		return -EINVAL;
-	pc = ib_port_cache(device, port);
+	pc = ib_port_cache(device, port_num);
 	if (!pc)
 		return -EINVAL;
 
 	read_lock_irqsave(&pc->lock, flags);
 	if (index >= 0 && index < pc->gid_tbl_len && pc->gids) {
-		*gid = pc->gids[index];
-		ret = 0;
+		/* an all-zero entry is an empty one */
+		ret = memcmp(&pc->gids[index], &zero_gid, sizeof(*gid)) ? 0 : -ENOENT;
+		if (!ret)
+			*gid = pc->gids[index];
 	}
 	read_unlock_irqrestore(&pc->lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL(ib_get_cached_gid);
+EXPORT_SYMBOL(rdma_query_gid);
 
-int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
-		       u32 *port, u16 *index)
+int ib_find_gid(struct ib_device *device, union ib_gid *gid, u32 *port_num, u16 *index)
 {
-	static const union ib_gid zero_gid;
-	struct ib_port_cache *pc;
-	unsigned long flags;
-	u32 p;
-	int i;
+	u32 port;
+	u16 i;
 
-	if (!device || !gid || !memcmp(gid, &zero_gid, sizeof(*gid)))
+	if (!device || !gid || !port_num)
 		return -EINVAL;
-
-	for (p = rdma_start_port(device); p <= rdma_end_port(device); p++) {
-		pc = ib_port_cache(device, p);
-		if (!pc)
-			return -EINVAL;
-		read_lock_irqsave(&pc->lock, flags);
-		for (i = 0; pc->gids && i < pc->gid_tbl_len; i++) {
-			if (!memcmp(&pc->gids[i], gid, sizeof(*gid))) {
-				read_unlock_irqrestore(&pc->lock, flags);
-				if (port)
-					*port = p;
-				if (index)
-					*index = i;
-				return 0;
-			}
+	rdma_for_each_port(device, port) {
+		if (!rdma_protocol_ib(device, port))
+			continue;
+		/* an empty entry never matches, not even the zero GID */
+		if (!ib_find_cached_gid_on_port(device, port, gid, &i)) {
+			*port_num = port;
+			if (index)
+				*index = i;
+			return 0;
 		}
-		read_unlock_irqrestore(&pc->lock, flags);
 	}
 	return -ENOENT;
 }
-EXPORT_SYMBOL(ib_find_cached_gid);
+EXPORT_SYMBOL(ib_find_gid);
 
-/* [any] The index of gid in the port's cached table. */
+/* [any] The index of gid (not the zero GID) in the port's cached table. */
 int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
 			       const union ib_gid *gid, u16 *index)
 {
+	static const union ib_gid zero_gid;
 	struct ib_port_cache *pc = ib_port_cache(device, port);
 	unsigned long flags;
 	int i, ret = -ENOENT;
 
 	if (!pc)
 		return -EINVAL;
+	if (!memcmp(gid, &zero_gid, sizeof(*gid)))
+		return -ENOENT;
 	read_lock_irqsave(&pc->lock, flags);
 	for (i = 0; pc->gids && i < pc->gid_tbl_len; i++) {
 		if (!memcmp(&pc->gids[i], gid, sizeof(*gid))) {
@@ -387,6 +400,32 @@ int ib_find_cached_pkey(struct ib_device *device, u32 port, u16 pkey, u16 *index
 }
 EXPORT_SYMBOL(ib_find_cached_pkey);
 
+int ib_find_exact_cached_pkey(struct ib_device *device, u32 port_num, u16 pkey,
+			      u16 *index)
+{
+	struct ib_port_cache *pc;
+	unsigned long flags;
+	int i, ret = -ENOENT;
+
+	if (!device || !index)
+		return -EINVAL;
+	pc = ib_port_cache(device, port_num);
+	if (!pc)
+		return -EINVAL;
+
+	read_lock_irqsave(&pc->lock, flags);
+	for (i = 0; pc->pkeys && i < pc->pkey_tbl_len; i++) {
+		if (pc->pkeys[i] == pkey) {
+			*index = i;
+			ret = 0;
+			break;
+		}
+	}
+	read_unlock_irqrestore(&pc->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_find_exact_cached_pkey);
+
 /* [any] The port's scalar attributes (state, LID, LMC), read together. */
 static int ib_cached_port_scalars(struct ib_device *device, u32 port,
 				  enum ib_port_state *state, u32 *lid, u8 *lmc)
@@ -422,22 +461,6 @@ int ib_get_cached_port_state(struct ib_device *device, u32 port, enum ib_port_st
 	return state ? ib_cached_port_scalars(device, port, state, &lid, &lmc) : -EINVAL;
 }
 EXPORT_SYMBOL(ib_get_cached_port_state);
-
-int ib_get_cached_lid(struct ib_device *device, u32 port, u16 *lid)
-{
-	enum ib_port_state state;
-	u32 lid32;
-	u8 lmc;
-	int ret;
-
-	if (!lid)
-		return -EINVAL;
-	ret = ib_cached_port_scalars(device, port, &state, &lid32, &lmc);
-	if (!ret)
-		*lid = lid32;
-	return ret;
-}
-EXPORT_SYMBOL(ib_get_cached_lid);
 
 /* The subnet prefix is that of GID 0, in host byte order. */
 int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port, u64 *prefix)

@@ -212,16 +212,6 @@ void ib_unregister_client(struct ib_client *client)
 }
 EXPORT_SYMBOL(ib_unregister_client);
 
-void *ib_get_client_data(struct ib_device *device, struct ib_client *client)
-{
-	if (!device || !client) {
-		IB_CORE_RATELIMITED("no device or client\n");
-		return NULL;
-	}
-	return xa_load(&device->client_data, client->client_id);
-}
-EXPORT_SYMBOL(ib_get_client_data);
-
 void ib_set_client_data(struct ib_device *device, struct ib_client *client, void *data)
 {
 	void *old;

@@ -7,6 +7,9 @@
 #define IBSTACK_CORE_PRIV_H
 
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_sysfs.h>
+#include <ibstack/ext.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -53,6 +56,14 @@ extern struct list_head ib_devices;
 extern struct rw_semaphore ib_clients_rwsem;
 extern struct list_head ib_clients;
 
+/* ib_device.reg_state */
+enum ib_device_reg_state {
+	IB_DEV_UNINITIALIZED,
+	IB_DEV_REGISTERED,
+	IB_DEV_UNREGISTERING,
+	IB_DEV_UNREGISTERED,
+};
+
 /* core_flags bits of struct ib_device */
 enum {
 	IB_CORE_F_EVENTS_ON,	/* the event work updates the cache and calls handlers */
@@ -88,6 +99,13 @@ void ib_client_remove_device(struct ib_client *client, struct ib_device *device)
 void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
+
+/*
+ * The access rights ib_core's kernel MRs take (ib_check_mr_access() allows
+ * more: upstream's IB_ACCESS_SUPPORTED)
+ */
+#define IB_CORE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
 /* ah.c: NULL if attr is a valid address vector for port (its own if set) */
 const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_attr *attr,

@@ -33,7 +33,7 @@ static int ib_pma_get(struct ib_device *device, u32 port, u16 attr_id,
 	int ret, result;
 
 	BUILD_BUG_ON(sizeof(*in) != sizeof(struct ib_mad));
-	if (!device->ops->process_mad)
+	if (!device->ops.process_mad)
 		return -EOPNOTSUPP;
 	if (offset + len > sizeof(in->data))
 		return -EINVAL;
@@ -52,7 +52,7 @@ static int ib_pma_get(struct ib_device *device, u32 port, u16 attr_id,
 	if (attr_id != IB_PMA_CLASS_PORT_INFO)
 		in->data[1] = port;	/* PortSelect */
 
-	result = device->ops->process_mad(device, IB_MAD_IGNORE_MKEY, port, NULL, NULL,
+	result = device->ops.process_mad(device, IB_MAD_IGNORE_MKEY, port, NULL, NULL,
 					  (const struct ib_mad *)in, (struct ib_mad *)out);
 	if ((result & (IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY)) !=
 	    (IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY)) {
@@ -68,7 +68,7 @@ out:
 }
 
 static ssize_t ib_counter_show(struct ib_device *device, u32 port,
-			       const struct ib_port_attribute *pa, char *buf)
+			       struct ib_port_attribute *pa, char *buf)
 {
 	const struct ib_counter_attr *ca = container_of(pa, struct ib_counter_attr, pa);
 	u8 data[8];
@@ -222,7 +222,7 @@ const struct attribute_group *ib_counters_group(struct ib_device *device, u32 po
 {
 	__be16 cap;
 
-	if (!device->ops->process_mad)
+	if (!device->ops.process_mad)
 		return NULL;
 	/* ClassPortInfo: BaseVersion, ClassVersion, then CapabilityMask. */
 	if (!ib_pma_get(device, port, IB_PMA_CLASS_PORT_INFO, 2, &cap, sizeof(cap))) {

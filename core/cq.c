@@ -3,9 +3,10 @@
 #include <linux/module.h>
 #include "core_priv.h"
 
-struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
-			   void (*event_handler)(struct ib_event *event, void *ctx),
-			   void *cq_context, const struct ib_cq_init_attr *cq_attr)
+struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *event, void *ctx),
+			     void *cq_context, const struct ib_cq_init_attr *cq_attr,
+			     const char *caller)
 {
 	struct ib_cq *cq;
 
@@ -29,7 +30,7 @@ struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handle
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 
-	cq = device->ops->create_cq(device, cq_attr, NULL);
+	cq = device->ops.create_cq(device, cq_attr, NULL);
 	if (IS_ERR_OR_NULL(cq))
 		return cq ? cq : ERR_PTR(-ENOMEM);
 	cq->device = device;
@@ -40,9 +41,9 @@ struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handle
 	atomic_set(&cq->usecnt, 0);
 	return cq;
 }
-EXPORT_SYMBOL(ib_create_cq);
+EXPORT_SYMBOL(__ib_create_cq);
 
-int ib_destroy_cq(struct ib_cq *cq)
+int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 {
 	if (IS_ERR_OR_NULL(cq)) {
 		IB_CORE_RATELIMITED("no CQ\n");
@@ -53,21 +54,21 @@ int ib_destroy_cq(struct ib_cq *cq)
 				    cq->device->name, atomic_read(&cq->usecnt));
 		return -EBUSY;
 	}
-	return cq->device->ops->destroy_cq(cq);
+	return cq->device->ops.destroy_cq(cq);
 }
-EXPORT_SYMBOL(ib_destroy_cq);
+EXPORT_SYMBOL(ib_destroy_cq_user);
 
-int ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period)
+int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
 {
 	if (IS_ERR_OR_NULL(cq)) {
 		IB_CORE_RATELIMITED("no CQ\n");
 		return -EINVAL;
 	}
-	if (!cq->device->ops->modify_cq)
+	if (!cq->device->ops.modify_cq)
 		return -EOPNOTSUPP;
-	return cq->device->ops->modify_cq(cq, cq_count, cq_period);
+	return cq->device->ops.modify_cq(cq, cq_count, cq_period);
 }
-EXPORT_SYMBOL(ib_modify_cq);
+EXPORT_SYMBOL(rdma_set_cq_moderation);
 
 int ib_resize_cq(struct ib_cq *cq, int cqe)
 {
@@ -80,8 +81,8 @@ int ib_resize_cq(struct ib_cq *cq, int cqe)
 				    cq->device->name, cqe, cq->device->attrs.max_cqe);
 		return -EINVAL;
 	}
-	if (!cq->device->ops->resize_cq)
+	if (!cq->device->ops.resize_cq)
 		return -EOPNOTSUPP;
-	return cq->device->ops->resize_cq(cq, cqe, NULL);
+	return cq->device->ops.resize_cq(cq, cqe, NULL);
 }
 EXPORT_SYMBOL(ib_resize_cq);

@@ -3,6 +3,7 @@
  * Device allocation, registration and unregistration, device references
  * and the lookup by name.  The locks are described in core_priv.h.
  */
+#include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -12,6 +13,8 @@
 /* The list of devices (core_priv.h). */
 DECLARE_RWSEM(ib_devices_rwsem);
 LIST_HEAD(ib_devices);
+/* ib_device.index of the devices from registration to release */
+static DEFINE_IDA(ib_device_index_ida);
 
 /* How long unregistration waits between complaints about a held reference. */
 #define IB_UNREG_WAIT_MS	10000
@@ -20,6 +23,9 @@ static void ib_device_release(struct device *dev)
 {
 	struct ib_device *device = container_of(dev, struct ib_device, dev);
 
+	if (device->port_data)
+		ida_free(&ib_device_index_ida, device->index);
+	kfree(device->port_data);
 	xa_destroy(&device->client_data);
 	kfree(device);
 }
@@ -27,6 +33,7 @@ static void ib_device_release(struct device *dev)
 struct ib_device *_ib_alloc_device(size_t size)
 {
 	struct ib_device *device;
+	int i;
 
 	if (size < sizeof(*device)) {
 		IB_CORE_RATELIMITED("size %zu below struct ib_device\n", size);
@@ -55,6 +62,9 @@ struct ib_device *_ib_alloc_device(size_t size)
 	init_rwsem(&device->event_handler_rwsem);
 	init_rwsem(&device->client_data_rwsem);
 	INIT_LIST_HEAD(&device->event_handlers);
+	spin_lock_init(&device->cq_pools_lock);
+	for (i = 0; i < ARRAY_SIZE(device->cq_pools); i++)
+		INIT_LIST_HEAD(&device->cq_pools[i]);
 	return device;
 }
 EXPORT_SYMBOL(_ib_alloc_device);
@@ -76,12 +86,6 @@ void ib_dealloc_device(struct ib_device *device)
 }
 EXPORT_SYMBOL(ib_dealloc_device);
 
-bool ib_device_try_get(struct ib_device *device)
-{
-	return refcount_inc_not_zero(&device->refcount);
-}
-EXPORT_SYMBOL(ib_device_try_get);
-
 void ib_device_put(struct ib_device *device)
 {
 	if (refcount_dec_and_test(&device->refcount))
@@ -89,7 +93,7 @@ void ib_device_put(struct ib_device *device)
 }
 EXPORT_SYMBOL(ib_device_put);
 
-struct ib_device *ib_device_get_by_name(const char *name)
+struct ib_device *ib_device_get_by_name(const char *name, enum rdma_driver_id driver_id)
 {
 	struct ib_device *device, *found = NULL;
 
@@ -99,6 +103,9 @@ struct ib_device *ib_device_get_by_name(const char *name)
 	down_read(&ib_devices_rwsem);
 	list_for_each_entry(device, &ib_devices, core_list) {
 		if (!strcmp(device->name, name)) {
+			if (driver_id != RDMA_DRIVER_UNKNOWN &&
+			    device->ops.driver_id != driver_id)
+				break;
 			if (ib_device_is_registered(device) && ib_device_try_get(device))
 				found = device;
 			break;
@@ -108,6 +115,90 @@ struct ib_device *ib_device_get_by_name(const char *name)
 	return found;
 }
 EXPORT_SYMBOL(ib_device_get_by_name);
+
+void ib_get_device_fw_str(struct ib_device *device, char *str)
+{
+	str[0] = '\0';
+	if (device->ops.get_dev_fw_str)
+		device->ops.get_dev_fw_str(device, str, IB_FW_VERSION_NAME_MAX);
+	/* whatever the driver wrote, the string ends within the buffer */
+	str[IB_FW_VERSION_NAME_MAX - 1] = '\0';
+}
+EXPORT_SYMBOL(ib_get_device_fw_str);
+
+/* Each member of the driver's ops that is set replaces device->ops's. */
+#define IB_SET_OP(name)					\
+	do {						\
+		if (ops->name)				\
+			device->ops.name = ops->name;	\
+	} while (0)
+
+void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops)
+{
+	if (ops->driver_id != RDMA_DRIVER_UNKNOWN) {
+		WARN_ON(device->ops.driver_id != RDMA_DRIVER_UNKNOWN &&
+			device->ops.driver_id != ops->driver_id);
+		device->ops.driver_id = ops->driver_id;
+	}
+	IB_SET_OP(owner);
+	IB_SET_OP(query_device);
+	IB_SET_OP(query_port);
+	IB_SET_OP(get_port_immutable);
+	IB_SET_OP(query_gid);
+	IB_SET_OP(query_pkey);
+	IB_SET_OP(modify_device);
+	IB_SET_OP(modify_port);
+	IB_SET_OP(get_link_layer);
+	IB_SET_OP(get_dev_fw_str);
+	IB_SET_OP(get_vector_affinity);
+	IB_SET_OP(process_mad);
+	IB_SET_OP(alloc_ucontext);
+	IB_SET_OP(dealloc_ucontext);
+	IB_SET_OP(mmap);
+	IB_SET_OP(alloc_pd);
+	IB_SET_OP(dealloc_pd);
+	IB_SET_OP(get_dma_mr);
+	IB_SET_OP(reg_kernel_mr);
+	IB_SET_OP(dereg_mr);
+	IB_SET_OP(alloc_mr);
+	IB_SET_OP(map_mr_sg);
+	IB_SET_OP(alloc_mw);
+	IB_SET_OP(dealloc_mw);
+	IB_SET_OP(alloc_xrcd);
+	IB_SET_OP(dealloc_xrcd);
+	IB_SET_OP(create_cq);
+	IB_SET_OP(destroy_cq);
+	IB_SET_OP(modify_cq);
+	IB_SET_OP(resize_cq);
+	IB_SET_OP(create_qp);
+	IB_SET_OP(modify_qp);
+	IB_SET_OP(query_qp);
+	IB_SET_OP(destroy_qp);
+	IB_SET_OP(create_srq);
+	IB_SET_OP(modify_srq);
+	IB_SET_OP(query_srq);
+	IB_SET_OP(destroy_srq);
+	IB_SET_OP(attach_mcast);
+	IB_SET_OP(detach_mcast);
+	IB_SET_OP(create_ah);
+	IB_SET_OP(modify_ah);
+	IB_SET_OP(query_ah);
+	IB_SET_OP(destroy_ah);
+	IB_SET_OP(post_send);
+	IB_SET_OP(post_recv);
+	IB_SET_OP(post_srq_recv);
+	IB_SET_OP(poll_cq);
+	IB_SET_OP(req_notify_cq);
+	IB_SET_OP(drain_sq);
+	IB_SET_OP(drain_rq);
+	IB_SET_OP(rdma_netdev_get_params);
+	IB_SET_OP(set_vf_link_state);
+	IB_SET_OP(get_vf_config);
+	IB_SET_OP(get_vf_stats);
+	IB_SET_OP(get_vf_guid);
+	IB_SET_OP(set_vf_guid);
+}
+EXPORT_SYMBOL(ib_set_device_ops);
 
 bool ib_device_is_registered(struct ib_device *device)
 {
@@ -179,7 +270,8 @@ static const struct {
 	size_t		offset;
 	const char	*name;
 } ib_required_ops[] = {
-	IB_OP(query_device), IB_OP(query_port), IB_OP(query_gid), IB_OP(query_pkey),
+	IB_OP(query_device), IB_OP(query_port), IB_OP(get_port_immutable),
+	IB_OP(query_gid), IB_OP(query_pkey),
 	IB_OP(alloc_pd), IB_OP(dealloc_pd), IB_OP(get_dma_mr), IB_OP(dereg_mr),
 	IB_OP(create_cq), IB_OP(destroy_cq), IB_OP(create_qp), IB_OP(modify_qp),
 	IB_OP(destroy_qp), IB_OP(create_ah), IB_OP(destroy_ah), IB_OP(post_send),
@@ -202,6 +294,40 @@ static int ib_check_ops(const struct ib_device_ops *ops)
 	return 0;
 }
 
+/*
+ * port_data[] (index 0 unused, as upstream: it is indexed by port number)
+ * with each port's immutable capabilities, and the device's index.
+ */
+static int ib_setup_port_data(struct ib_device *device)
+{
+	struct ib_port_data *pdata;
+	u32 port;
+	int ret;
+
+	pdata = kcalloc(rdma_end_port(device) + 1, sizeof(*pdata), GFP_KERNEL);
+	if (!pdata)
+		return -ENOMEM;
+	rdma_for_each_port(device, port) {
+		pdata[port].ib_dev = device;
+		ret = device->ops.get_port_immutable(device, port, &pdata[port].immutable);
+		if (ret) {
+			pr_err("ib_core: %s: port %u capabilities: %d\n",
+			       device->name, port, ret);
+			goto err;
+		}
+	}
+	ret = ida_alloc(&ib_device_index_ida, GFP_KERNEL);
+	if (ret < 0)
+		goto err;
+	device->index = ret;
+	device->port_data = pdata;
+	return 0;
+
+err:
+	kfree(pdata);
+	return ret;
+}
+
 /* dev.groups: ours, then the driver's (at most the space left). */
 static int ib_fill_groups(struct ib_device *device)
 {
@@ -222,15 +348,16 @@ static int ib_fill_groups(struct ib_device *device)
 	return 0;
 }
 
-int ib_register_device(struct ib_device *device, const char *name)
+int ib_register_device(struct ib_device *device, const char *name,
+		       struct device *dma_device)
 {
 	int ret;
 
-	if (!device || !name || !device->ops) {
-		IB_CORE_RATELIMITED("missing device, name or ops\n");
+	if (!device || !name || !dma_device) {
+		IB_CORE_RATELIMITED("missing device, name or DMA device\n");
 		return -EINVAL;
 	}
-	ret = ib_check_ops(device->ops);
+	ret = ib_check_ops(&device->ops);
 	if (ret)
 		return ret;
 	if (!device->phys_port_cnt) {
@@ -254,11 +381,17 @@ int ib_register_device(struct ib_device *device, const char *name)
 		return ret;
 	}
 
+	device->dma_device = dma_device;
 	memset(&device->attrs, 0, sizeof(device->attrs));
-	ret = device->ops->query_device(device, &device->attrs);
+	ret = device->ops.query_device(device, &device->attrs);
 	if (ret) {
 		pr_err("ib_core: %s: query_device failed: %d\n", device->name, ret);
 		goto err_name;
+	}
+	if (!device->port_data) {
+		ret = ib_setup_port_data(device);
+		if (ret)
+			goto err_name;
 	}
 
 	ret = ib_cache_setup(device);

@@ -40,9 +40,9 @@ int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
 
 	if (ret)
 		return ret;
-	if (!qp->device->ops->attach_mcast)
+	if (!qp->device->ops.attach_mcast)
 		return -EOPNOTSUPP;
-	ret = qp->device->ops->attach_mcast(qp, gid, lid);
+	ret = qp->device->ops.attach_mcast(qp, gid, lid);
 	if (!ret)
 		atomic_inc(&qp->usecnt);
 	return ret;
@@ -55,9 +55,9 @@ int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
 
 	if (ret)
 		return ret;
-	if (!qp->device->ops->detach_mcast)
+	if (!qp->device->ops.detach_mcast)
 		return -EOPNOTSUPP;
-	ret = qp->device->ops->detach_mcast(qp, gid, lid);
+	ret = qp->device->ops.detach_mcast(qp, gid, lid);
 	if (!ret)
 		atomic_dec(&qp->usecnt);
 	return ret;

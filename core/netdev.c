@@ -19,10 +19,10 @@ static int rdma_netdev_params(struct ib_device *device, u32 port_num,
 {
 	if (!rdma_is_port_valid(device, port_num))
 		return -EINVAL;
-	if (!device->ops->rdma_netdev_get_params)
+	if (!device->ops.rdma_netdev_get_params)
 		return -EOPNOTSUPP;
 	memset(params, 0, sizeof(*params));
-	return device->ops->rdma_netdev_get_params(device, port_num, type, params);
+	return device->ops.rdma_netdev_get_params(device, port_num, type, params);
 }
 
 struct net_device *rdma_alloc_netdev(struct ib_device *device, u32 port_num,
@@ -64,27 +64,27 @@ EXPORT_SYMBOL(rdma_init_netdev);
 
 int ib_set_vf_link_state(struct ib_device *device, int vf, u32 port, int state)
 {
-	if (!device->ops->set_vf_link_state)
+	if (!device->ops.set_vf_link_state)
 		return -EOPNOTSUPP;
-	return device->ops->set_vf_link_state(device, vf, port, state);
+	return device->ops.set_vf_link_state(device, vf, port, state);
 }
 EXPORT_SYMBOL(ib_set_vf_link_state);
 
 int ib_get_vf_config(struct ib_device *device, int vf, u32 port,
 		     struct ifla_vf_info *info)
 {
-	if (!device->ops->get_vf_config)
+	if (!device->ops.get_vf_config)
 		return -EOPNOTSUPP;
-	return device->ops->get_vf_config(device, vf, port, info);
+	return device->ops.get_vf_config(device, vf, port, info);
 }
 EXPORT_SYMBOL(ib_get_vf_config);
 
 int ib_get_vf_stats(struct ib_device *device, int vf, u32 port,
 		    struct ifla_vf_stats *stats)
 {
-	if (!device->ops->get_vf_stats)
+	if (!device->ops.get_vf_stats)
 		return -EOPNOTSUPP;
-	return device->ops->get_vf_stats(device, vf, port, stats);
+	return device->ops.get_vf_stats(device, vf, port, stats);
 }
 EXPORT_SYMBOL(ib_get_vf_stats);
 
@@ -92,17 +92,17 @@ int ib_get_vf_guid(struct ib_device *device, int vf, u32 port,
 		   struct ifla_vf_guid *node_guid,
 		   struct ifla_vf_guid *port_guid)
 {
-	if (!device->ops->get_vf_guid)
+	if (!device->ops.get_vf_guid)
 		return -EOPNOTSUPP;
-	return device->ops->get_vf_guid(device, vf, port, node_guid, port_guid);
+	return device->ops.get_vf_guid(device, vf, port, node_guid, port_guid);
 }
 EXPORT_SYMBOL(ib_get_vf_guid);
 
 int ib_set_vf_guid(struct ib_device *device, int vf, u32 port, u64 guid,
 		   int type)
 {
-	if (!device->ops->set_vf_guid)
+	if (!device->ops.set_vf_guid)
 		return -EOPNOTSUPP;
-	return device->ops->set_vf_guid(device, vf, port, guid, type);
+	return device->ops.set_vf_guid(device, vf, port, guid, type);
 }
 EXPORT_SYMBOL(ib_set_vf_guid);

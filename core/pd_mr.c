@@ -3,32 +3,32 @@
 #include <linux/module.h>
 #include "core_priv.h"
 
-/* Remote write and remote atomic access need local write access too. */
-static int ib_check_mr_access(struct ib_device *device, int access)
+/* What our kernel MRs accept: upstream's check, then the rights we implement. */
+static int ib_core_check_mr_access(struct ib_device *device, int access)
 {
-	if (access & ~IB_ACCESS_SUPPORTED) {
+	if (ib_check_mr_access(device, access) || (access & ~IB_CORE_MR_ACCESS)) {
 		IB_CORE_RATELIMITED("%s: unsupported MR access flags 0x%x\n",
 				    device->name, access);
-		return -EINVAL;
-	}
-	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & IB_ACCESS_LOCAL_WRITE)) {
-		IB_CORE_RATELIMITED("%s: MR remote write/atomic access without local write\n",
-				    device->name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static void ib_mr_init(struct ib_mr *mr, struct ib_pd *pd)
+static void ib_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
 {
 	mr->device = pd->device;
 	mr->pd = pd;
 	mr->uobject = NULL;
+	mr->type = type;
+	mr->need_inval = false;
+	mr->dm = NULL;
+	mr->sig_attrs = NULL;
 }
 
-struct ib_pd *ib_alloc_pd(struct ib_device *device)
+struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
+			    const char *caller)
 {
+	int access = IB_ACCESS_LOCAL_WRITE;
 	struct ib_pd *pd;
 	struct ib_mr *mr;
 
@@ -36,33 +36,55 @@ struct ib_pd *ib_alloc_pd(struct ib_device *device)
 		IB_CORE_RATELIMITED("no device\n");
 		return ERR_PTR(-EINVAL);
 	}
+	if (flags & ~IB_PD_UNSAFE_GLOBAL_RKEY) {
+		IB_CORE_RATELIMITED("%s: unknown PD flags 0x%x\n", device->name, flags);
+		return ERR_PTR(-EINVAL);
+	}
 
-	pd = device->ops->alloc_pd(device, NULL);
+	pd = device->ops.alloc_pd(device, NULL);
 	if (IS_ERR_OR_NULL(pd))
 		return pd ? pd : ERR_PTR(-ENOMEM);
 	pd->device = device;
 	pd->uobject = NULL;
+	pd->flags = flags;
+	pd->unsafe_global_rkey = 0;
+	pd->__internal_mr = NULL;
 	atomic_set(&pd->usecnt, 0);
-	pd->internal_mr = NULL;
 
-	/* ib_core's own MR over all memory: its lkey serves every kernel user. */
-	mr = device->ops->get_dma_mr(pd, IB_ACCESS_LOCAL_WRITE);
+	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
+		pd->local_dma_lkey = device->local_dma_lkey;
+	if ((device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) &&
+	    !(flags & IB_PD_UNSAFE_GLOBAL_RKEY))
+		return pd;
+
+	/*
+	 * ib_core's own MR over all memory: its lkey serves every kernel
+	 * user, and with the flag its rkey every peer that learns it.
+	 */
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY) {
+		pr_warn("%s: enabling unsafe global rkey\n", caller);
+		access |= IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	}
+	mr = device->ops.get_dma_mr(pd, access);
 	if (IS_ERR_OR_NULL(mr)) {
 		int ret = mr ? PTR_ERR(mr) : -ENOMEM;
 
 		pr_err_ratelimited("ib_core: %s: the PD's DMA MR failed: %d\n",
 				   device->name, ret);
-		device->ops->dealloc_pd(pd);
+		device->ops.dealloc_pd(pd);
 		return ERR_PTR(ret);
 	}
-	ib_mr_init(mr, pd);
-	pd->internal_mr = mr;
-	pd->local_dma_lkey = mr->lkey;
+	ib_mr_init(mr, pd, IB_MR_TYPE_DMA);
+	pd->__internal_mr = mr;
+	if (!(device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
+		pd->local_dma_lkey = mr->lkey;
+	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
+		pd->unsafe_global_rkey = mr->rkey;
 	return pd;
 }
-EXPORT_SYMBOL(ib_alloc_pd);
+EXPORT_SYMBOL(__ib_alloc_pd);
 
-int ib_dealloc_pd(struct ib_pd *pd)
+int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
 	struct ib_device *device;
 	int ret;
@@ -78,43 +100,21 @@ int ib_dealloc_pd(struct ib_pd *pd)
 		return -EBUSY;
 	}
 
-	if (pd->internal_mr) {
-		ret = device->ops->dereg_mr(pd->internal_mr);
+	if (pd->__internal_mr) {
+		ret = device->ops.dereg_mr(pd->__internal_mr);
 		if (ret) {
 			IB_CORE_RATELIMITED("%s: the PD's DMA MR: %d\n",
 					    device->name, ret);
 			return ret;
 		}
-		pd->internal_mr = NULL;
+		pd->__internal_mr = NULL;
 	}
-	return device->ops->dealloc_pd(pd);
+	return device->ops.dealloc_pd(pd);
 }
-EXPORT_SYMBOL(ib_dealloc_pd);
+EXPORT_SYMBOL(ib_dealloc_pd_user);
 
-struct ib_mr *ib_get_dma_mr(struct ib_pd *pd, int access)
-{
-	struct ib_mr *mr;
-	int ret;
-
-	if (IS_ERR_OR_NULL(pd)) {
-		IB_CORE_RATELIMITED("no PD\n");
-		return ERR_PTR(-EINVAL);
-	}
-	ret = ib_check_mr_access(pd->device, access);
-	if (ret)
-		return ERR_PTR(ret);
-
-	mr = pd->device->ops->get_dma_mr(pd, access);
-	if (IS_ERR_OR_NULL(mr))
-		return mr ? mr : ERR_PTR(-ENOMEM);
-	ib_mr_init(mr, pd);
-	atomic_inc(&pd->usecnt);
-	return mr;
-}
-EXPORT_SYMBOL(ib_get_dma_mr);
-
-struct ib_mr *ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
-			       int page_shift, u64 iova, u64 length, int access)
+struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
+				    int page_shift, u64 iova, u64 length, int access)
 {
 	struct ib_device *device;
 	struct ib_mr *mr;
@@ -125,7 +125,7 @@ struct ib_mr *ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
 		return ERR_PTR(-EINVAL);
 	}
 	device = pd->device;
-	if (!device->ops->reg_kernel_mr)
+	if (!device->ops.reg_kernel_mr)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!pages || npages <= 0 || page_shift < PAGE_SHIFT || page_shift > 40 ||
 	    !length || length > ((u64)npages << page_shift) ||
@@ -134,20 +134,21 @@ struct ib_mr *ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
 				    device->name, npages, page_shift, length);
 		return ERR_PTR(-EINVAL);
 	}
-	ret = ib_check_mr_access(device, access);
+	ret = ib_core_check_mr_access(device, access);
 	if (ret)
 		return ERR_PTR(ret);
 
-	mr = device->ops->reg_kernel_mr(pd, pages, npages, page_shift, iova, length, access);
+	mr = device->ops.reg_kernel_mr(pd, pages, npages, page_shift, iova, length, access);
 	if (IS_ERR_OR_NULL(mr))
 		return mr ? mr : ERR_PTR(-ENOMEM);
-	ib_mr_init(mr, pd);
+	ib_mr_init(mr, pd, IB_MR_TYPE_MEM_REG);
+	mr->page_size = 1U << page_shift;
 	atomic_inc(&pd->usecnt);
 	return mr;
 }
-EXPORT_SYMBOL(ib_reg_kernel_mr);
+EXPORT_SYMBOL(ibstack_reg_kernel_mr);
 
-int ib_dereg_mr(struct ib_mr *mr)
+int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 {
 	struct ib_pd *pd;
 	int ret;
@@ -157,14 +158,14 @@ int ib_dereg_mr(struct ib_mr *mr)
 		return -EINVAL;
 	}
 	pd = mr->pd;
-	if (pd && mr == pd->internal_mr) {
+	if (pd && mr == pd->__internal_mr) {
 		IB_CORE_RATELIMITED("%s: the PD's own DMA MR is not the caller's\n",
 				    mr->device->name);
 		return -EINVAL;
 	}
-	ret = mr->device->ops->dereg_mr(mr);
+	ret = mr->device->ops.dereg_mr(mr);
 	if (!ret && pd)
 		atomic_dec(&pd->usecnt);
 	return ret;
 }
-EXPORT_SYMBOL(ib_dereg_mr);
+EXPORT_SYMBOL(ib_dereg_mr_user);

@@ -18,7 +18,7 @@ struct ib_port_table_attr {
 	char				name[12];
 };
 
-static u32 ib_table_index(const struct ib_port_attribute *pa)
+static u32 ib_table_index(struct ib_port_attribute *pa)
 {
 	return container_of(pa, struct ib_port_table_attr, pa)->index;
 }
@@ -45,7 +45,7 @@ struct ib_gid_attrs_dir {
 
 #define IB_PORT_ATTR_FN(_name, _fmt, _expr)					\
 static ssize_t _name##_show(struct ib_device *device, u32 port,		\
-			    const struct ib_port_attribute *pa, char *buf)	\
+			    struct ib_port_attribute *pa, char *buf)	\
 {										\
 	struct ib_port_attr attr;						\
 	int ret = ib_query_port(device, port, &attr);					\
@@ -55,7 +55,7 @@ static ssize_t _name##_show(struct ib_device *device, u32 port,		\
 	return sysfs_emit(buf, _fmt, _expr);					\
 }
 
-#define IB_PORT_ATTR_RO(_name)							\
+#define IB_CORE_PORT_ATTR_RO(_name)							\
 static struct ib_port_attribute ib_port_attr_##_name = {			\
 	.attr = { .name = __stringify(_name), .mode = 0444 },			\
 	.show = _name##_show,							\
@@ -68,14 +68,14 @@ IB_PORT_ATTR_FN(sm_sl, "%u\n", attr.sm_sl)
 IB_PORT_ATTR_FN(cap_mask, "0x%08x\n", attr.port_cap_flags)
 
 static ssize_t state_show(struct ib_device *device, u32 port,
-			  const struct ib_port_attribute *pa, char *buf)
+			  struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	int ret = ib_query_port(device, port, &attr);
 
 	if (ret)
 		return ret;
-	return sysfs_emit(buf, "%d: %s\n", attr.state, ib_port_state_str(attr.state));
+	return sysfs_emit(buf, "%d: %s\n", attr.state, ibstack_port_state_str(attr.state));
 }
 
 static const char * const ib_phys_state_names[] = {
@@ -84,7 +84,7 @@ static const char * const ib_phys_state_names[] = {
 };
 
 static ssize_t phys_state_show(struct ib_device *device, u32 port,
-			       const struct ib_port_attribute *pa, char *buf)
+			       struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	int ret = ib_query_port(device, port, &attr);
@@ -132,7 +132,7 @@ static void ib_speed_info(u16 speed, int *deci_gbps, const char **name)
 }
 
 static ssize_t rate_show(struct ib_device *device, u32 port,
-			 const struct ib_port_attribute *pa, char *buf)
+			 struct ib_port_attribute *pa, char *buf)
 {
 	struct ib_port_attr attr;
 	const char *speed;
@@ -151,7 +151,7 @@ static ssize_t rate_show(struct ib_device *device, u32 port,
 }
 
 static ssize_t link_layer_show(struct ib_device *device, u32 port,
-			       const struct ib_port_attribute *pa, char *buf)
+			       struct ib_port_attribute *pa, char *buf)
 {
 	switch (rdma_port_get_link_layer(device, port)) {
 	case IB_LINK_LAYER_INFINIBAND:
@@ -163,15 +163,15 @@ static ssize_t link_layer_show(struct ib_device *device, u32 port,
 	}
 }
 
-IB_PORT_ATTR_RO(state);
-IB_PORT_ATTR_RO(lid);
-IB_PORT_ATTR_RO(lid_mask_count);
-IB_PORT_ATTR_RO(sm_lid);
-IB_PORT_ATTR_RO(sm_sl);
-IB_PORT_ATTR_RO(cap_mask);
-IB_PORT_ATTR_RO(rate);
-IB_PORT_ATTR_RO(phys_state);
-IB_PORT_ATTR_RO(link_layer);
+IB_CORE_PORT_ATTR_RO(state);
+IB_CORE_PORT_ATTR_RO(lid);
+IB_CORE_PORT_ATTR_RO(lid_mask_count);
+IB_CORE_PORT_ATTR_RO(sm_lid);
+IB_CORE_PORT_ATTR_RO(sm_sl);
+IB_CORE_PORT_ATTR_RO(cap_mask);
+IB_CORE_PORT_ATTR_RO(rate);
+IB_CORE_PORT_ATTR_RO(phys_state);
+IB_CORE_PORT_ATTR_RO(link_layer);
 
 static struct attribute *ib_port_default_attrs[] = {
 	&ib_port_attr_state.attr,
@@ -190,18 +190,18 @@ ATTRIBUTE_GROUPS(ib_port_default);
 /* --- table entries ------------------------------------------------------------ */
 
 static ssize_t gid_entry_show(struct ib_device *device, u32 port,
-			      const struct ib_port_attribute *pa, char *buf)
+			      struct ib_port_attribute *pa, char *buf)
 {
 	union ib_gid gid = {};
 
-	/* An entry that cannot be read shows as the zero GID, as upstream. */
-	if (ib_get_cached_gid(device, port, ib_table_index(pa), &gid))
+	/* An empty entry shows as the zero GID, as upstream. */
+	if (rdma_query_gid(device, port, ib_table_index(pa), &gid))
 		memset(&gid, 0, sizeof(gid));
 	return sysfs_emit(buf, "%pI6\n", gid.raw);
 }
 
 static ssize_t pkey_entry_show(struct ib_device *device, u32 port,
-			       const struct ib_port_attribute *pa, char *buf)
+			       struct ib_port_attribute *pa, char *buf)
 {
 	u16 pkey;
 	int ret = ib_get_cached_pkey(device, port, ib_table_index(pa), &pkey);
@@ -213,13 +213,13 @@ static ssize_t pkey_entry_show(struct ib_device *device, u32 port,
 
 /* An InfiniBand GID has no network device. */
 static ssize_t gid_ndev_show(struct ib_device *device, u32 port,
-			     const struct ib_port_attribute *pa, char *buf)
+			     struct ib_port_attribute *pa, char *buf)
 {
 	return -EINVAL;
 }
 
 static ssize_t gid_type_show(struct ib_device *device, u32 port,
-			     const struct ib_port_attribute *pa, char *buf)
+			     struct ib_port_attribute *pa, char *buf)
 {
 	return sysfs_emit(buf, "IB/RoCE v1\n");
 }
@@ -228,7 +228,7 @@ static ssize_t gid_type_show(struct ib_device *device, u32 port,
 static int ib_table_group(struct attribute_group *group, const char *name,
 			  struct ib_port_table_attr *entries, int n,
 			  ssize_t (*show)(struct ib_device *device, u32 port,
-					  const struct ib_port_attribute *pa, char *buf))
+					  struct ib_port_attribute *pa, char *buf))
 {
 	struct attribute **list;
 	int i;
@@ -256,7 +256,7 @@ static int ib_table_group(struct attribute_group *group, const char *name,
 
 static ssize_t ib_port_attr_show(struct ib_sysfs_port *sp, struct attribute *attr, char *buf)
 {
-	const struct ib_port_attribute *pa =
+	struct ib_port_attribute *pa =
 		container_of(attr, struct ib_port_attribute, attr);
 
 	return pa->show ? pa->show(sp->device, sp->port, pa, buf) : -EIO;
@@ -265,7 +265,7 @@ static ssize_t ib_port_attr_show(struct ib_sysfs_port *sp, struct attribute *att
 static ssize_t ib_port_attr_store(struct ib_sysfs_port *sp, struct attribute *attr,
 				  const char *buf, size_t count)
 {
-	const struct ib_port_attribute *pa =
+	struct ib_port_attribute *pa =
 		container_of(attr, struct ib_port_attribute, attr);
 
 	return pa->store ? pa->store(sp->device, sp->port, pa, buf, count) : -EIO;
@@ -498,6 +498,18 @@ void ib_port_unregister_client_groups(struct ib_device *device, u32 port,
 	sysfs_remove_groups(kobj, groups);
 }
 EXPORT_SYMBOL(ib_port_unregister_client_groups);
+
+struct ib_device *ib_port_sysfs_get_ibdev_kobj(struct kobject *kobj, u32 *port_num)
+{
+	struct ib_sysfs_port *sp;
+
+	if (!kobj || kobj->ktype != &ib_port_ktype)
+		return NULL;
+	sp = container_of(kobj, struct ib_sysfs_port, kobj);
+	*port_num = sp->port;
+	return sp->device;
+}
+EXPORT_SYMBOL(ib_port_sysfs_get_ibdev_kobj);
 
 void ib_sysfs_remove_ports(struct ib_device *device)
 {

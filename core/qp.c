@@ -73,7 +73,8 @@ static int ib_check_qp_init_attr(struct ib_pd *pd, const struct ib_qp_init_attr 
 	return 0;
 }
 
-struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr,
+				  const char *caller)
 {
 	struct ib_qp *qp;
 	int ret;
@@ -86,7 +87,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 	if (ret)
 		return ERR_PTR(ret);
 
-	qp = pd->device->ops->create_qp(pd, attr, NULL);
+	qp = pd->device->ops.create_qp(pd, attr, NULL);
 	if (IS_ERR_OR_NULL(qp))
 		return qp ? qp : ERR_PTR(-ENOMEM);
 
@@ -95,6 +96,9 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
 	qp->srq = attr->srq;
+	qp->xrcd = NULL;
+	INIT_LIST_HEAD(&qp->open_list);
+	qp->real_qp = qp;
 	qp->uobject = NULL;
 	qp->event_handler = attr->event_handler;
 	qp->qp_context = attr->qp_context;
@@ -111,7 +115,7 @@ struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 		atomic_inc(&attr->srq->usecnt);
 	return qp;
 }
-EXPORT_SYMBOL(ib_create_qp);
+EXPORT_SYMBOL(ib_create_qp_kernel);
 
 /* The port whose tables bound the P_Key and GID indexes of this modify. */
 static u32 ib_qp_attr_port(struct ib_qp *qp, const struct ib_qp_attr *attr, int mask)
@@ -213,7 +217,7 @@ int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (ret)
 		goto out;
 
-	ret = qp->device->ops->modify_qp(qp, attr, mask, cur, NULL);
+	ret = qp->device->ops.modify_qp(qp, attr, mask, cur, NULL);
 	if (!ret)
 		qp->state = next;
 out:
@@ -229,13 +233,13 @@ int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		IB_CORE_RATELIMITED("no QP or attribute buffers\n");
 		return -EINVAL;
 	}
-	if (!qp->device->ops->query_qp)
+	if (!qp->device->ops.query_qp)
 		return -EOPNOTSUPP;
-	return qp->device->ops->query_qp(qp, attr, mask, init_attr);
+	return qp->device->ops.query_qp(qp, attr, mask, init_attr);
 }
 EXPORT_SYMBOL(ib_query_qp);
 
-int ib_destroy_qp(struct ib_qp *qp)
+int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 {
 	struct ib_cq *send_cq, *recv_cq;
 	struct ib_srq *srq;
@@ -256,7 +260,7 @@ int ib_destroy_qp(struct ib_qp *qp)
 	recv_cq = qp->recv_cq;
 	srq = qp->srq;
 
-	ret = qp->device->ops->destroy_qp(qp);
+	ret = qp->device->ops.destroy_qp(qp);
 	if (ret)
 		return ret;
 
@@ -267,4 +271,4 @@ int ib_destroy_qp(struct ib_qp *qp)
 		atomic_dec(&srq->usecnt);
 	return 0;
 }
-EXPORT_SYMBOL(ib_destroy_qp);
+EXPORT_SYMBOL(ib_destroy_qp_user);

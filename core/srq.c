@@ -3,7 +3,8 @@
 #include <linux/module.h>
 #include "core_priv.h"
 
-struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *attr,
+				  struct ib_usrq_object *uobject, struct ib_udata *udata)
 {
 	struct ib_device *device;
 	struct ib_srq *srq;
@@ -13,7 +14,7 @@ struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
 		return ERR_PTR(-EINVAL);
 	}
 	device = pd->device;
-	if (!device->ops->create_srq || !device->ops->destroy_srq)
+	if (!device->ops.create_srq || !device->ops.destroy_srq)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (attr->srq_type != IB_SRQT_BASIC ||
 	    !attr->attr.max_wr || attr->attr.max_wr > device->attrs.max_srq_wr ||
@@ -25,7 +26,7 @@ struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
 		return ERR_PTR(-EINVAL);
 	}
 
-	srq = device->ops->create_srq(pd, attr, NULL);
+	srq = device->ops.create_srq(pd, attr, NULL);
 	if (IS_ERR_OR_NULL(srq))
 		return srq ? srq : ERR_PTR(-ENOMEM);
 	srq->device = device;
@@ -34,11 +35,12 @@ struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr)
 	srq->event_handler = attr->event_handler;
 	srq->srq_context = attr->srq_context;
 	srq->srq_type = attr->srq_type;
+	memset(&srq->ext, 0, sizeof(srq->ext));
 	atomic_set(&srq->usecnt, 0);
 	atomic_inc(&pd->usecnt);
 	return srq;
 }
-EXPORT_SYMBOL(ib_create_srq);
+EXPORT_SYMBOL(ib_create_srq_user);
 
 int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask)
 {
@@ -59,9 +61,9 @@ int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask)
 				    device->name, attr->max_wr, device->attrs.max_srq_wr);
 		return -EINVAL;
 	}
-	if (!device->ops->modify_srq)
+	if (!device->ops.modify_srq)
 		return -EOPNOTSUPP;
-	return device->ops->modify_srq(srq, attr, mask, NULL);
+	return device->ops.modify_srq(srq, attr, mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_srq);
 
@@ -71,13 +73,13 @@ int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr)
 		IB_CORE_RATELIMITED("no SRQ or attributes\n");
 		return -EINVAL;
 	}
-	if (!srq->device->ops->query_srq)
+	if (!srq->device->ops.query_srq)
 		return -EOPNOTSUPP;
-	return srq->device->ops->query_srq(srq, attr);
+	return srq->device->ops.query_srq(srq, attr);
 }
 EXPORT_SYMBOL(ib_query_srq);
 
-int ib_destroy_srq(struct ib_srq *srq)
+int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 {
 	struct ib_pd *pd;
 	int ret;
@@ -92,9 +94,9 @@ int ib_destroy_srq(struct ib_srq *srq)
 		return -EBUSY;
 	}
 	pd = srq->pd;
-	ret = srq->device->ops->destroy_srq(srq);
+	ret = srq->device->ops.destroy_srq(srq);
 	if (!ret)
 		atomic_dec(&pd->usecnt);
 	return ret;
 }
-EXPORT_SYMBOL(ib_destroy_srq);
+EXPORT_SYMBOL(ib_destroy_srq_user);

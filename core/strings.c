@@ -79,29 +79,10 @@ static const char * const ib_port_state_names[] = {
 	[IB_PORT_ACTIVE_DEFER]	= "ACTIVE_DEFER",
 };
 
-const char *ib_port_state_str(enum ib_port_state state)
+const char *ibstack_port_state_str(enum ib_port_state state)
 {
 	size_t i = state;
 
 	return i < ARRAY_SIZE(ib_port_state_names) ? ib_port_state_names[i] : "UNKNOWN";
 }
-EXPORT_SYMBOL(ib_port_state_str);
-
-int ib_width_enum_to_int(enum ib_port_width width)
-{
-	switch (width) {
-	case IB_WIDTH_1X:
-		return 1;
-	case IB_WIDTH_2X:
-		return 2;
-	case IB_WIDTH_4X:
-		return 4;
-	case IB_WIDTH_8X:
-		return 8;
-	case IB_WIDTH_12X:
-		return 12;
-	default:
-		return -1;
-	}
-}
-EXPORT_SYMBOL(ib_width_enum_to_int);
+EXPORT_SYMBOL(ibstack_port_state_str);

@@ -10,7 +10,6 @@
 #include <linux/sysfs.h>
 #include "core_priv.h"
 
-#define IB_FW_VERSION_MAX	64
 
 static struct ib_device *ib_dev_of(struct device *dev)
 {
@@ -29,14 +28,14 @@ struct class ib_class = {
 	.dev_uevent	= ib_dev_uevent,
 };
 
-static const char *ib_node_type_name(enum ib_node_type type)
+static const char *ib_node_type_name(u8 type)
 {
 	switch (type) {
-	case IB_NODE_CA:
+	case RDMA_NODE_IB_CA:
 		return "CA";
-	case IB_NODE_SWITCH:
+	case RDMA_NODE_IB_SWITCH:
 		return "switch";
-	case IB_NODE_ROUTER:
+	case RDMA_NODE_IB_ROUTER:
 		return "router";
 	default:
 		return "<unknown>";
@@ -78,11 +77,9 @@ static DEVICE_ATTR_RO(sys_image_guid);
 static ssize_t fw_ver_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	struct ib_device *device = ib_dev_of(dev);
-	char version[IB_FW_VERSION_MAX] = {};
+	char version[IB_FW_VERSION_NAME_MAX];
 
-	if (device->ops->get_dev_fw_str)
-		device->ops->get_dev_fw_str(device, version, sizeof(version));
-	version[sizeof(version) - 1] = '\0';
+	ib_get_device_fw_str(device, version);
 	return sysfs_emit(buf, "%s\n", version);
 }
 static DEVICE_ATTR_RO(fw_ver);
@@ -100,9 +97,9 @@ static ssize_t node_desc_store(struct device *dev, struct device_attribute *attr
 	struct ib_device_modify modify = {};
 	int ret;
 
-	if (!device->ops->modify_device)
+	if (!device->ops.modify_device)
 		return -EOPNOTSUPP;
-	memcpy(modify.node_desc, buf, min_t(size_t, count, IB_NODE_DESC_MAX));
+	memcpy(modify.node_desc, buf, min_t(size_t, count, IB_DEVICE_NODE_DESC_MAX));
 	ret = ib_modify_device(device, IB_DEVICE_MODIFY_NODE_DESC, &modify);
 	return ret ? ret : count;
 }

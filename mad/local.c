@@ -70,7 +70,7 @@ static void mad_local_one(struct mad_port *port, struct mad_send_wr *sw)
 	}
 
 	/* no GRH: a DR SMP never has one */
-	ret = port->device->ops->process_mad(port->device, 0, port->port_num,
+	ret = port->device->ops.process_mad(port->device, 0, port->port_num,
 					     &r->wc, NULL, req, r->rwc.recv_buf.mad);
 	if (!(ret & IB_MAD_RESULT_SUCCESS)) {
 		mad_dbg_rl("port %u: local SMP 0x%x refused by the SMA\n",

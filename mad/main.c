@@ -34,7 +34,7 @@ static int mad_add_device(struct ib_device *device)
 	int nports = device->phys_port_cnt;
 	int i, ret;
 
-	if (!device->ops->process_mad || !nports)
+	if (!device->ops.process_mad || !nports)
 		return 0;
 	md = kzalloc(struct_size(md, ports, nports), GFP_KERNEL);
 	if (!md)

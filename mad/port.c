@@ -140,7 +140,7 @@ int mad_port_open(struct mad_port *port, struct ib_device *device, u32 port_num)
 					   device->name, port_num);
 	if (!port->wq)
 		return -ENOMEM;
-	port->pd = ib_alloc_pd(device);
+	port->pd = ib_alloc_pd(device, 0);
 	if (IS_ERR(port->pd)) {
 		ret = PTR_ERR(port->pd);
 		goto err_wq;

@@ -134,7 +134,7 @@ bool mad_responder(struct mad_port *port, struct mad_qp *mqp, struct mad_recv *r
 	out = kzalloc(sizeof(*out), GFP_KERNEL);
 	if (!out)
 		return false;
-	ret = port->device->ops->process_mad(port->device, 0, port->port_num, &r->wc,
+	ret = port->device->ops.process_mad(port->device, 0, port->port_num, &r->wc,
 					     r->wc.wc_flags & IB_WC_GRH ?
 					     r->rwc.recv_buf.grh : NULL,
 					     r->rwc.recv_buf.mad, out);

@@ -13,7 +13,7 @@ MODULE_AUTHOR("ibstack");
 MODULE_DESCRIPTION("InfiniBand device of Mellanox ConnectX-3 HCAs");
 MODULE_LICENSE("GPL");
 
-static enum ib_link_layer mlx4_ib_get_link_layer(struct ib_device *ibdev, u32 port)
+static enum rdma_link_layer mlx4_ib_get_link_layer(struct ib_device *ibdev, u32 port)
 {
 	return IB_LINK_LAYER_INFINIBAND;
 }
@@ -26,10 +26,29 @@ static void mlx4_ib_get_fw_str(struct ib_device *ibdev, char *buf, size_t len)
 		 (int)(fw >> 16) & 0xffff, (int)fw & 0xffff);
 }
 
+/* [sleep] what every ConnectX-3 IB port is, with its table sizes */
+static int mlx4_ib_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = mlx4_ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
 static const struct ib_device_ops mlx4_ib_dev_ops = {
 	.owner		= THIS_MODULE,
+	.driver_id	= RDMA_DRIVER_MLX4,
 	.query_device	= mlx4_ib_query_device,
 	.query_port	= mlx4_ib_query_port,
+	.get_port_immutable = mlx4_ib_port_immutable,
 	.query_gid	= mlx4_ib_query_gid,
 	.query_pkey	= mlx4_ib_query_pkey,
 	.modify_device	= mlx4_ib_modify_device,
@@ -101,7 +120,6 @@ static void mlx4_ib_close_ports(struct mlx4_ib_dev *ibdev)
 static void *mlx4_ib_add(struct mlx4_dev *dev)
 {
 	struct mlx4_ib_dev *ibdev;
-	struct ib_device *ib;
 	int port, err;
 
 	BUILD_BUG_ON(offsetof(struct mlx4_ib_dev, ib_dev) != 0);
@@ -114,12 +132,11 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 		return NULL;
 	}
 
-	ib = _ib_alloc_device(sizeof(*ibdev));
-	if (!ib) {
+	ibdev = ib_alloc_device(mlx4_ib_dev, ib_dev);
+	if (!ibdev) {
 		dev_err(&dev->pdev->dev, DRV_NAME ": no memory for the device\n");
 		return NULL;
 	}
-	ibdev = container_of(ib, struct mlx4_ib_dev, ib_dev);
 	ibdev->dev = dev;
 	ibdev->num_ports = dev->caps.num_ports;
 	ibdev->uar = mlx4_kernel_uar(dev);
@@ -145,16 +162,15 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 	for (port = 1; port <= ibdev->num_ports; port++)
 		mlx4_ib_init_port(ibdev, port);
 
-	ibdev->ib_dev.ops = &mlx4_ib_dev_ops;
-	ibdev->ib_dev.dma_device = &dev->pdev->dev;
-	ibdev->ib_dev.node_type = IB_NODE_CA;
+	ib_set_device_ops(&ibdev->ib_dev, &mlx4_ib_dev_ops);
+	ibdev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	ibdev->ib_dev.phys_port_cnt = ibdev->num_ports;
 	ibdev->ib_dev.num_comp_vectors = dev->caps.num_comp_vectors;
 	ibdev->ib_dev.uverbs_cmd_mask = 0;
 	ibdev->ib_dev.driver_group = &mlx4_ib_attr_group;
 	ibdev->ib_dev.driver_groups = mlx4_ib_driver_groups;
 
-	err = ib_register_device(&ibdev->ib_dev, "mlx4_%d");
+	err = ib_register_device(&ibdev->ib_dev, "mlx4_%d", &dev->pdev->dev);
 	if (err) {
 		mlx4_ib_warn(ibdev, "ib_register_device failed (%d)\n", err);
 		goto err_ports;

@@ -18,6 +18,7 @@
 #define MLX4_IB_H
 
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 #include <ibstack/mlx4.h>
@@ -246,9 +247,9 @@ int mlx4_ib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_attr *a
 int mlx4_ib_query_gid(struct ib_device *ibdev, u32 port, int index, union ib_gid *gid);
 int mlx4_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int mlx4_ib_modify_device(struct ib_device *ibdev, int mask,
-			  const struct ib_device_modify *props);
+			  struct ib_device_modify *props);
 int mlx4_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
-			const struct ib_port_modify *props);
+			struct ib_port_modify *props);
 int mlx4_ib_init_node_data(struct mlx4_ib_dev *dev);
 
 /* sysfs.c */

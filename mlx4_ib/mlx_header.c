@@ -76,7 +76,7 @@ int mlx4_ib_build_mlx_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 					 av->g_slid & 0x7f);
 
 	if (grh) {
-		if (ib_get_cached_gid(&dev->ib_dev, qp->port, av->gid_index, &sgid))
+		if (rdma_query_gid(&dev->ib_dev, qp->port, av->gid_index, &sgid))
 			return -EINVAL;
 		p = mlx4_ib_hdr_put(&h, IB_GRH_BYTES);
 		*(__be32 *)p = cpu_to_be32(6u << 28 | (stf & 0x0fffffff));

@@ -2,6 +2,7 @@
 /* Address vectors from path and multicast member records. */
 #include <linux/module.h>
 #include <linux/string.h>
+#include <rdma/ib_cache.h>
 #include "sa_priv.h"
 
 /* the index of gid in port_num's GID table, or -EINVAL */
@@ -11,7 +12,7 @@ static int sa_gid_index(struct ib_device *device, u32 port_num,
 	u32 port;
 	u16 index;
 
-	if (ib_find_cached_gid(device, gid, &port, &index) || port != port_num)
+	if (ib_find_gid(device, (union ib_gid *)gid, &port, &index) || port != port_num)
 		return -EINVAL;
 	return index;
 }

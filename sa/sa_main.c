@@ -116,7 +116,7 @@ static int sa_add_one(struct ib_device *device)
 	for (i = 0; i < n; i++)
 		sa_port_start(&sa_dev->port[i]);
 
-	ib_init_event_handler(&sa_dev->event_handler, device, sa_event_handler);
+	INIT_IB_EVENT_HANDLER(&sa_dev->event_handler, device, sa_event_handler);
 	ib_register_event_handler(&sa_dev->event_handler);
 	for (i = 0; i < n; i++)
 		queue_work(sa_wq, &sa_dev->port[i].update_work);

@@ -4,6 +4,7 @@
  * port events that change it (and make multicast groups rejoin).
  */
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include "sa_priv.h"
 
 static void sa_sm_ah_release(struct kref *ref)

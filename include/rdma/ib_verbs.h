@@ -35,6 +35,13 @@
 #include <linux/if_ether.h>
 #include <linux/ratelimit.h>
 #include <linux/dynamic_debug.h>
+#include <linux/ethtool.h>
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/numa.h>
 
 /*
  * What the verbs take from management datagrams (upstream keeps it here
@@ -66,7 +73,9 @@ struct ib_port_cache;
 struct net_device;
 
 #define IB_DEVICE_NAME_MAX	64
-#define IB_NODE_DESC_MAX	64
+#define IB_DEVICE_NODE_DESC_MAX	64
+/* the firmware version string of ib_get_device_fw_str(), NUL included */
+#define IB_FW_VERSION_NAME_MAX	ETHTOOL_FWVERS_LEN
 
 /* ---------------------------------------------------------------------- */
 /* Addressing */
@@ -95,13 +104,49 @@ struct ib_grh {
 /* The interface ID of the SA's well-known GID (host order, as upstream's) */
 #define IB_SA_WELL_KNOWN_GUID	(BIT_ULL(57) | 2)
 
-enum ib_node_type {
-	IB_NODE_CA = 1,
-	IB_NODE_SWITCH = 2,
-	IB_NODE_ROUTER = 3,
+/*
+ * ib_device.node_type (upstream's uapi/rdma/rdma_netlink.h values; we do not
+ * ship that header yet)
+ */
+enum rdma_node_type {
+	RDMA_NODE_IB_CA = 1,
+	RDMA_NODE_IB_SWITCH,
+	RDMA_NODE_IB_ROUTER,
+	RDMA_NODE_RNIC,
+	RDMA_NODE_USNIC,
+	RDMA_NODE_USNIC_UDP,
+	RDMA_NODE_UNSPECIFIED,
 };
 
-enum ib_link_layer {
+/*
+ * The drivers, as ib_device_ops.driver_id and ib_device_get_by_name() name
+ * them (upstream's uapi/rdma/ib_user_ioctl_verbs.h values).
+ */
+enum rdma_driver_id {
+	RDMA_DRIVER_UNKNOWN,
+	RDMA_DRIVER_MLX5,
+	RDMA_DRIVER_MLX4,
+	RDMA_DRIVER_CXGB3,
+	RDMA_DRIVER_CXGB4,
+	RDMA_DRIVER_MTHCA,
+	RDMA_DRIVER_BNXT_RE,
+	RDMA_DRIVER_OCRDMA,
+	RDMA_DRIVER_NES,
+	RDMA_DRIVER_I40IW,
+	RDMA_DRIVER_IRDMA = RDMA_DRIVER_I40IW,
+	RDMA_DRIVER_VMW_PVRDMA,
+	RDMA_DRIVER_QEDR,
+	RDMA_DRIVER_HNS,
+	RDMA_DRIVER_USNIC,
+	RDMA_DRIVER_RXE,
+	RDMA_DRIVER_HFI1,
+	RDMA_DRIVER_QIB,
+	RDMA_DRIVER_EFA,
+	RDMA_DRIVER_SIW,
+	RDMA_DRIVER_ERDMA,
+};
+
+enum rdma_link_layer {
 	IB_LINK_LAYER_UNSPECIFIED = 0,
 	IB_LINK_LAYER_INFINIBAND = 1,
 	IB_LINK_LAYER_ETHERNET = 2,
@@ -134,9 +179,24 @@ enum ib_mtu {
 	IB_MTU_4096 = 5,
 };
 
+/* The two MTUs beyond IBA's that Omni-Path ports have */
+enum opa_mtu {
+	OPA_MTU_8192 = 6,
+	OPA_MTU_10240 = 7,
+};
+
 static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
 {
 	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096 ? 128 << mtu : -1;
+}
+
+static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
+{
+	if (mtu == OPA_MTU_10240)
+		return 10240;
+	if (mtu == OPA_MTU_8192)
+		return 8192;
+	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
 }
 
 enum ib_port_width {
@@ -147,6 +207,19 @@ enum ib_port_width {
 	IB_WIDTH_12X = 8,
 };
 
+/* [any] the lane count of a width, -1 for an unknown one */
+static inline int ib_width_enum_to_int(enum ib_port_width width)
+{
+	static const signed char lanes[] = {
+		[IB_WIDTH_1X] = 1, [IB_WIDTH_4X] = 4, [IB_WIDTH_8X] = 8,
+		[IB_WIDTH_12X] = 12, [IB_WIDTH_2X] = 2,
+	};
+
+	if ((unsigned int)width >= ARRAY_SIZE(lanes) || !lanes[width])
+		return -1;
+	return lanes[width];
+}
+
 enum ib_port_speed {
 	IB_SPEED_SDR = 1,
 	IB_SPEED_DDR = 2,
@@ -155,6 +228,7 @@ enum ib_port_speed {
 	IB_SPEED_FDR = 16,
 	IB_SPEED_EDR = 32,
 	IB_SPEED_HDR = 64,
+	IB_SPEED_NDR = 128,
 };
 
 /* PortInfo:CapabilityMask bits (IBA 14.2.5.6) */
@@ -207,6 +281,56 @@ enum ib_device_cap_flags {
 	IB_DEVICE_UD_IP_CSUM = BIT(18),
 	IB_DEVICE_XRC = BIT(20),
 	IB_DEVICE_MEM_MGT_EXTENSIONS = BIT(21),
+	IB_DEVICE_MEM_WINDOW_TYPE_2A = BIT(23),
+	IB_DEVICE_MEM_WINDOW_TYPE_2B = BIT(24),
+	IB_DEVICE_RC_IP_CSUM = BIT(25),
+	IB_DEVICE_RAW_IP_CSUM = BIT(26),
+	IB_DEVICE_MANAGED_FLOW_STEERING = BIT(29),
+	IB_DEVICE_RAW_SCATTER_FCS = BIT_ULL(34),
+	IB_DEVICE_PCI_WRITE_END_PADDING = BIT_ULL(36),
+};
+
+/* ib_device_attr.kernel_cap_flags: what only kernel consumers see */
+enum ib_kernel_cap_flags {
+	IBK_LOCAL_DMA_LKEY = BIT(0),		/* ib_device.local_dma_lkey valid */
+	IBK_INTEGRITY_HANDOVER = BIT(1),
+	IBK_ON_DEMAND_PAGING = BIT(2),
+	IBK_SG_GAPS_REG = BIT(3),
+	IBK_ALLOW_USER_UNREG = BIT(4),
+	IBK_BLOCK_MULTICAST_LOOPBACK = BIT(5),	/* the QP create flag works */
+	IBK_UD_TSO = BIT(6),			/* IB_WR_LSO on UD QPs */
+	IBK_VIRTUAL_FUNCTION = BIT(7),
+	IBK_RDMA_NETDEV_OPA = BIT(8),
+};
+
+/* The parts of ib_device_attr for features we have no hardware for (0). */
+struct ib_odp_caps {
+	u64	general_caps;
+	struct {
+		u32	rc_odp_caps;
+		u32	uc_odp_caps;
+		u32	ud_odp_caps;
+		u32	xrc_odp_caps;
+	} per_transport_caps;
+};
+
+struct ib_rss_caps {
+	u32	supported_qpts;		/* BIT(enum ib_qp_type) */
+	u32	max_rwq_indirection_tables;
+	u32	max_rwq_indirection_table_size;
+};
+
+struct ib_tm_caps {
+	u32	max_rndv_hdr_size;
+	u32	max_num_tags;
+	u32	flags;
+	u32	max_ops;
+	u32	max_sge;
+};
+
+struct ib_cq_caps {
+	u16	max_cq_moderation_count;
+	u16	max_cq_moderation_period;
 };
 
 enum ib_atomic_cap {
@@ -226,6 +350,7 @@ struct ib_device_attr {
 	int	max_qp;
 	int	max_qp_wr;
 	u64	device_cap_flags;	/* enum ib_device_cap_flags */
+	u64	kernel_cap_flags;	/* enum ib_kernel_cap_flags */
 	int	max_send_sge;
 	int	max_recv_sge;
 	int	max_sge_rd;
@@ -239,6 +364,7 @@ struct ib_device_attr {
 	int	max_qp_init_rd_atom;
 	int	max_ee_init_rd_atom;
 	enum ib_atomic_cap atomic_cap;
+	enum ib_atomic_cap masked_atomic_cap;
 	int	max_ee;
 	int	max_rdd;
 	int	max_mw;
@@ -252,16 +378,31 @@ struct ib_device_attr {
 	int	max_srq_wr;
 	int	max_srq_sge;
 	unsigned int max_fast_reg_page_list_len;
+	unsigned int max_pi_fast_reg_page_list_len;
 	u16	max_pkeys;
 	u8	local_ca_ack_delay;
+	int	sig_prot_cap;
+	int	sig_guard_cap;
+	struct ib_odp_caps odp_caps;
+	u64	timestamp_mask;
+	u64	hca_core_clock;		/* kHz */
+	struct ib_rss_caps rss_caps;
+	u32	max_wq_type_rq;
+	u32	raw_packet_caps;
+	struct ib_tm_caps tm_caps;
+	struct ib_cq_caps cq_caps;
+	u64	max_dm_size;
+	u32	max_sgl_rd;
 };
 
 struct ib_port_attr {
+	u64			subnet_prefix;	/* host order, from the GID cache */
 	enum ib_port_state	state;
 	enum ib_mtu		max_mtu;
 	enum ib_mtu		active_mtu;
 	u32			phys_mtu;	/* bytes */
 	int			gid_tbl_len;
+	unsigned int		ip_gids:1;	/* RoCE: GIDs from IP addresses */
 	u32			port_cap_flags;	/* enum ib_port_cap_flags */
 	u32			max_msg_sz;
 	u32			bad_pkey_cntr;
@@ -288,7 +429,7 @@ enum ib_device_modify_flags {
 
 struct ib_device_modify {
 	u64	sys_image_guid;
-	char	node_desc[IB_NODE_DESC_MAX];
+	char	node_desc[IB_DEVICE_NODE_DESC_MAX];
 };
 
 /* modify_port(): IsSM and other capability bits, Q_Key counter reset. */
@@ -296,6 +437,7 @@ enum ib_port_modify_flags {
 	IB_PORT_SHUTDOWN = BIT(0),
 	IB_PORT_INIT_TYPE = BIT(2),
 	IB_PORT_RESET_QKEY_CNTR = BIT(3),
+	IB_PORT_OPA_MASK_CHG = BIT(4),
 };
 
 struct ib_port_modify {
@@ -335,6 +477,7 @@ const char *ib_event_msg(enum ib_event_type event);
 struct ib_cq;
 struct ib_qp;
 struct ib_srq;
+struct ib_wq;
 
 struct ib_event {
 	struct ib_device	*device;
@@ -342,6 +485,7 @@ struct ib_event {
 		struct ib_cq	*cq;
 		struct ib_qp	*qp;
 		struct ib_srq	*srq;
+		struct ib_wq	*wq;		/* never: we have no WQs */
 		u32		port_num;
 	} element;
 	enum ib_event_type	event;
@@ -359,18 +503,13 @@ struct ib_event_handler {
 	struct list_head	list;
 };
 
-static inline void ib_init_event_handler(struct ib_event_handler *eh,
-					 struct ib_device *device,
-					 void (*handler)(struct ib_event_handler *,
-							 struct ib_event *))
-{
-	eh->device = device;
-	eh->handler = handler;
-	INIT_LIST_HEAD(&eh->list);
-}
-
-#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)	\
-	ib_init_event_handler(_ptr, _device, _handler)
+/* Fills an ib_event_handler before ib_register_event_handler(). */
+#define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)		\
+	do {							\
+		(_ptr)->device = _device;			\
+		(_ptr)->handler = _handler;			\
+		INIT_LIST_HEAD(&(_ptr)->list);			\
+	} while (0)
 
 /* [sleep] */
 void ib_register_event_handler(struct ib_event_handler *event_handler);
@@ -389,35 +528,83 @@ void ib_dispatch_event(const struct ib_event *event);
 
 typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
 
+/*
+ * Access rights of an MR (and of a QP's remote access).  Bits 20-29 are
+ * optional: a device that does not know one ignores it.  Our kernel MRs
+ * take the first four only (ib_core refuses the others with -EINVAL).
+ */
 enum ib_access_flags {
 	IB_ACCESS_LOCAL_WRITE = BIT(0),
 	IB_ACCESS_REMOTE_WRITE = BIT(1),
 	IB_ACCESS_REMOTE_READ = BIT(2),
 	IB_ACCESS_REMOTE_ATOMIC = BIT(3),
 	IB_ACCESS_MW_BIND = BIT(4),
+	IB_ZERO_BASED = BIT(5),
+	IB_ACCESS_ON_DEMAND = BIT(6),
+	IB_ACCESS_HUGETLB = BIT(7),
+	IB_ACCESS_RELAXED_ORDERING = BIT(20),
+	IB_ACCESS_OPTIONAL = GENMASK(29, 20),
+	IB_ACCESS_SUPPORTED = GENMASK(7, 0) | IB_ACCESS_OPTIONAL,
 };
 
-#define IB_ACCESS_SUPPORTED	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+/* ib_alloc_pd()'s flags */
+enum ib_pd_flags {
+	/*
+	 * Also make pd->unsafe_global_rkey: an rkey through which any peer
+	 * that learns it can read and write all of this host's memory.  For
+	 * trusted fabrics only; every such allocation is logged.
+	 */
+	IB_PD_UNSAFE_GLOBAL_RKEY = 0x01,
+};
 
 /* Fields of every object: ib_core fills them, drivers only read them. */
 struct ib_pd {
+	u32			local_dma_lkey;	/* lkey for all kernel memory */
+	u32			flags;		/* enum ib_pd_flags */
 	struct ib_device	*device;
 	struct ib_uobject	*uobject;
 	atomic_t		usecnt;		/* QPs, SRQs, MRs, AHs using it */
-	u32			local_dma_lkey;	/* lkey of ib_core's DMA MR */
-	struct ib_mr		*internal_mr;
+	u32			unsafe_global_rkey; /* with IB_PD_UNSAFE_GLOBAL_RKEY */
+	/* ib_core's DMA MR behind the two keys above; NULL if none */
+	struct ib_mr		*__internal_mr;
 };
+
+enum ib_mr_type {
+	IB_MR_TYPE_MEM_REG,
+	IB_MR_TYPE_SG_GAPS,
+	IB_MR_TYPE_DM,
+	IB_MR_TYPE_USER,
+	IB_MR_TYPE_DMA,
+	IB_MR_TYPE_INTEGRITY,
+};
+
+struct ib_dm;
+struct ib_sig_attrs;
 
 struct ib_mr {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
-	struct ib_uobject	*uobject;
 	u32			lkey;
 	u32			rkey;
 	u64			iova;
 	u64			length;
+	unsigned int		page_size;
+	enum ib_mr_type		type;
+	bool			need_inval;	/* fast registration (S3B) */
+	union {
+		struct ib_uobject	*uobject;	/* user MRs */
+		struct list_head	qp_entry;	/* a QP's MR pool */
+	};
+	struct ib_dm		*dm;		/* never: no device memory */
+	struct ib_sig_attrs	*sig_attrs;	/* never: no integrity MRs */
 };
+
+/* [any] whether an MR with these rights can have its memory written */
+static inline bool ib_access_writable(int access_flags)
+{
+	return access_flags & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND);
+}
 
 struct ib_cq_init_attr {
 	unsigned int	cqe;
@@ -442,9 +629,20 @@ enum ib_cq_notify_flags {
 	IB_CQ_REPORT_MISSED_EVENTS = BIT(2),
 };
 
+/* SRQ types; we implement BASIC (XRC with issue 13's step S3D) */
 enum ib_srq_type {
-	IB_SRQT_BASIC,
+	IB_SRQT_BASIC = 0,
+	IB_SRQT_XRC = 1,
+	IB_SRQT_TM = 2,
 };
+
+/* [any] whether SRQs of this type name a CQ of their own (ext.cq) */
+static inline bool ib_srq_has_cq(enum ib_srq_type srq_type)
+{
+	return srq_type == IB_SRQT_XRC || srq_type == IB_SRQT_TM;
+}
+
+struct ib_xrcd;
 
 enum ib_srq_attr_mask {
 	IB_SRQ_MAX_WR = BIT(0),
@@ -462,6 +660,17 @@ struct ib_srq_init_attr {
 	void			*srq_context;
 	struct ib_srq_attr	attr;
 	enum ib_srq_type	srq_type;
+	struct {
+		struct ib_cq	*cq;		/* ib_srq_has_cq() types */
+		union {
+			struct {
+				struct ib_xrcd	*xrcd;
+			} xrc;
+			struct {
+				u32	max_num_tags;
+			} tag_matching;
+		};
+	} ext;
 };
 
 struct ib_srq {
@@ -472,6 +681,15 @@ struct ib_srq {
 	void			*srq_context;
 	enum ib_srq_type	srq_type;
 	atomic_t		usecnt;		/* QPs using it */
+	struct {
+		struct ib_cq	*cq;
+		union {
+			struct {
+				struct ib_xrcd	*xrcd;
+				u32		srq_num;
+			} xrc;
+		};
+	} ext;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -584,13 +802,31 @@ struct ib_ah {
 	enum rdma_ah_attr_type	type;
 };
 
+/* QP types; mlx4_ib creates SMI, GSI, RC, UC and UD QPs */
 enum ib_qp_type {
 	IB_QPT_SMI = 0,
 	IB_QPT_GSI = 1,
 	IB_QPT_RC = 2,
 	IB_QPT_UC = 3,
 	IB_QPT_UD = 4,
+	IB_QPT_RAW_IPV6 = 5,
+	IB_QPT_RAW_ETHERTYPE = 6,
+	IB_QPT_RAW_PACKET = 8,
+	IB_QPT_XRC_INI = 9,
+	IB_QPT_XRC_TGT = 10,
 	IB_QPT_MAX,
+	IB_QPT_DRIVER = 0xff,
+	/* for drivers' own use */
+	IB_QPT_RESERVED1 = 0x1000,
+	IB_QPT_RESERVED2,
+	IB_QPT_RESERVED3,
+	IB_QPT_RESERVED4,
+	IB_QPT_RESERVED5,
+	IB_QPT_RESERVED6,
+	IB_QPT_RESERVED7,
+	IB_QPT_RESERVED8,
+	IB_QPT_RESERVED9,
+	IB_QPT_RESERVED10,
 };
 
 enum ib_sig_type {
@@ -604,12 +840,32 @@ struct ib_qp_cap {
 	u32	max_send_sge;
 	u32	max_recv_sge;
 	u32	max_inline_data;
+	u32	max_rdma_ctxs;	/* rdma/rw.h's contexts: none here (0) */
 };
 
-/* ib_qp_init_attr.create_flags (upstream values) */
+/*
+ * ib_qp_init_attr.create_flags.  mlx4_ib implements
+ * BLOCK_MULTICAST_LOOPBACK and refuses the others with -EOPNOTSUPP.
+ */
 enum ib_qp_create_flags {
+	IB_QP_CREATE_IPOIB_UD_LSO = BIT(0),
 	IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK = BIT(1),
+	IB_QP_CREATE_CROSS_CHANNEL = BIT(2),
+	IB_QP_CREATE_MANAGED_SEND = BIT(3),
+	IB_QP_CREATE_MANAGED_RECV = BIT(4),
+	IB_QP_CREATE_NETIF_QP = BIT(5),
+	IB_QP_CREATE_INTEGRITY_EN = BIT(6),
+	IB_QP_CREATE_NETDEV_USE = BIT(7),
+	IB_QP_CREATE_SCATTER_FCS = BIT(8),
+	IB_QP_CREATE_CVLAN_STRIPPING = BIT(9),
+	IB_QP_CREATE_SOURCE_QPN = BIT(10),
+	IB_QP_CREATE_PCI_WRITE_END_PADDING = BIT(11),
+	/* bits 26-31 are for drivers' own use */
+	IB_QP_CREATE_RESERVED_START = BIT(26),
+	IB_QP_CREATE_RESERVED_END = BIT(31),
 };
+
+struct ib_rwq_ind_table;
 
 struct ib_qp_init_attr {
 	void			(*event_handler)(struct ib_event *event, void *ctx);
@@ -617,11 +873,14 @@ struct ib_qp_init_attr {
 	struct ib_cq		*send_cq;
 	struct ib_cq		*recv_cq;
 	struct ib_srq		*srq;
+	struct ib_xrcd		*xrcd;		/* XRC_TGT QPs only */
 	struct ib_qp_cap	cap;		/* in: wanted; out: granted */
 	enum ib_sig_type	sq_sig_type;
 	enum ib_qp_type		qp_type;
 	u32			create_flags;	/* enum ib_qp_create_flags */
 	u32			port_num;	/* special QPs only */
+	struct ib_rwq_ind_table	*rwq_ind_tbl;	/* RSS only: NULL */
+	u32			source_qpn;	/* IB_QP_CREATE_SOURCE_QPN only */
 };
 
 enum ib_qp_state {
@@ -662,6 +921,48 @@ enum ib_qp_attr_mask {
 	IB_QP_PATH_MIG_STATE = BIT(18),
 	IB_QP_CAP = BIT(19),
 	IB_QP_DEST_QPN = BIT(20),
+	IB_QP_RESERVED1 = BIT(21),
+	IB_QP_RESERVED2 = BIT(22),
+	IB_QP_RESERVED3 = BIT(23),
+	IB_QP_RESERVED4 = BIT(24),
+	IB_QP_RATE_LIMIT = BIT(25),		/* raw packet QPs only */
+	IB_QP_ATTR_STANDARD_BITS = GENMASK(20, 0),
+};
+
+/* ib_qp_attr.min_rnr_timer: the RNR NAK timer's codes (IBA table 45), in ms */
+enum ib_rnr_timeout {
+	IB_RNR_TIMER_655_36 = 0,
+	IB_RNR_TIMER_000_01 = 1,
+	IB_RNR_TIMER_000_02 = 2,
+	IB_RNR_TIMER_000_03 = 3,
+	IB_RNR_TIMER_000_04 = 4,
+	IB_RNR_TIMER_000_06 = 5,
+	IB_RNR_TIMER_000_08 = 6,
+	IB_RNR_TIMER_000_12 = 7,
+	IB_RNR_TIMER_000_16 = 8,
+	IB_RNR_TIMER_000_24 = 9,
+	IB_RNR_TIMER_000_32 = 10,
+	IB_RNR_TIMER_000_48 = 11,
+	IB_RNR_TIMER_000_64 = 12,
+	IB_RNR_TIMER_000_96 = 13,
+	IB_RNR_TIMER_001_28 = 14,
+	IB_RNR_TIMER_001_92 = 15,
+	IB_RNR_TIMER_002_56 = 16,
+	IB_RNR_TIMER_003_84 = 17,
+	IB_RNR_TIMER_005_12 = 18,
+	IB_RNR_TIMER_007_68 = 19,
+	IB_RNR_TIMER_010_24 = 20,
+	IB_RNR_TIMER_015_36 = 21,
+	IB_RNR_TIMER_020_48 = 22,
+	IB_RNR_TIMER_030_72 = 23,
+	IB_RNR_TIMER_040_96 = 24,
+	IB_RNR_TIMER_061_44 = 25,
+	IB_RNR_TIMER_081_92 = 26,
+	IB_RNR_TIMER_122_88 = 27,
+	IB_RNR_TIMER_163_84 = 28,
+	IB_RNR_TIMER_245_76 = 29,
+	IB_RNR_TIMER_327_68 = 30,
+	IB_RNR_TIMER_491_52 = 31,
 };
 
 struct ib_qp_attr {
@@ -700,6 +1001,14 @@ struct ib_qp {
 	struct ib_cq		*send_cq;
 	struct ib_cq		*recv_cq;
 	struct ib_srq		*srq;
+	struct ib_xrcd		*xrcd;		/* XRC_TGT QPs only (S3D) */
+	/*
+	 * ib_core: multicast attachments (ib_destroy_qp() refuses while
+	 * > 0) and, with XRC (S3D), the handles opened on a TGT QP
+	 */
+	atomic_t		usecnt;
+	struct list_head	open_list;	/* XRC: handles opened (S3D) */
+	struct ib_qp		*real_qp;	/* itself, or the opened TGT QP */
 	struct ib_uobject	*uobject;
 	void			(*event_handler)(struct ib_event *event, void *ctx);
 	void			*qp_context;
@@ -713,8 +1022,6 @@ struct ib_qp {
 	 */
 	enum ib_qp_state	state;
 	struct mutex		state_mutex;	/* serialises ib_modify_qp() */
-	/* ib_core: multicast attachments; ib_destroy_qp() refuses while > 0 */
-	atomic_t		usecnt;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1027,21 +1334,45 @@ struct ib_udata {
 	size_t			outlen;
 };
 
+/* What never changes about a port (ib_device.port_data[port].immutable) */
+struct ib_port_immutable {
+	int	pkey_tbl_len;
+	int	gid_tbl_len;
+	u32	core_cap_flags;		/* RDMA_CORE_PORT_* */
+	u32	max_mad_size;		/* bytes */
+};
+
+struct ib_mw;
+struct cpumask;
+
+/*
+ * The driver's operations, copied into ib_device.ops by ib_set_device_ops().
+ * Members a driver leaves NULL are optional unless ib_register_device()
+ * says otherwise.  The members a consumer may test (rdma_netdev_get_params,
+ * get_vector_affinity, drain_sq, ...) have upstream's names and arguments.
+ */
 struct ib_device_ops {
 	struct module *owner;
+	enum rdma_driver_id driver_id;
 
 	/* [sleep] queries and management */
 	int (*query_device)(struct ib_device *dev, struct ib_device_attr *attr);
 	int (*query_port)(struct ib_device *dev, u32 port, struct ib_port_attr *attr);
+	/* [sleep] at registration: the port's fixed capabilities */
+	int (*get_port_immutable)(struct ib_device *device, u32 port_num,
+				  struct ib_port_immutable *immutable);
 	int (*query_gid)(struct ib_device *dev, u32 port, int index, union ib_gid *gid);
 	int (*query_pkey)(struct ib_device *dev, u32 port, u16 index, u16 *pkey);
 	int (*modify_device)(struct ib_device *dev, int mask,
-			     const struct ib_device_modify *modify);
+			     struct ib_device_modify *modify);
 	int (*modify_port)(struct ib_device *dev, u32 port, int mask,
-			   const struct ib_port_modify *modify);
+			   struct ib_port_modify *modify);
 	/* [any] */
-	enum ib_link_layer (*get_link_layer)(struct ib_device *dev, u32 port);
+	enum rdma_link_layer (*get_link_layer)(struct ib_device *dev, u32 port);
 	void (*get_dev_fw_str)(struct ib_device *dev, char *buf, size_t len);
+	/* [any] optional: the CPUs a completion vector's interrupt goes to */
+	const struct cpumask *(*get_vector_affinity)(struct ib_device *ibdev,
+						     int comp_vector);
 	/*
 	 * [sleep] Local MAD processing (SMA/PMA of the card).  in_wc and
 	 * in_grh are NULL for MADs that did not come from the wire.
@@ -1066,6 +1397,16 @@ struct ib_device_ops {
 	struct ib_mr *(*reg_kernel_mr)(struct ib_pd *pd, const u64 *pages, int npages,
 				       int page_shift, u64 iova, u64 length, int access);
 	int (*dereg_mr)(struct ib_mr *mr);
+	/* optional: fast registration (issue 13's S3B) */
+	struct ib_mr *(*alloc_mr)(struct ib_pd *pd, enum ib_mr_type mr_type,
+				  u32 max_num_sg);
+	int (*map_mr_sg)(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+			 unsigned int *sg_offset);
+	/* optional: memory windows and XRC domains (S3D) */
+	int (*alloc_mw)(struct ib_mw *mw, struct ib_udata *udata);
+	int (*dealloc_mw)(struct ib_mw *mw);
+	int (*alloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+	int (*dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
 	struct ib_cq *(*create_cq)(struct ib_device *dev, const struct ib_cq_init_attr *attr,
 				   struct ib_udata *udata);
 	int (*destroy_cq)(struct ib_cq *cq);
@@ -1108,6 +1449,9 @@ struct ib_device_ops {
 			     const struct ib_recv_wr **bad_wr);
 	int (*poll_cq)(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 	int (*req_notify_cq)(struct ib_cq *cq, enum ib_cq_notify_flags flags);
+	/* [sleep] optional: the driver's own ib_drain_sq()/ib_drain_rq() */
+	void (*drain_sq)(struct ib_qp *qp);
+	void (*drain_rq)(struct ib_qp *qp);
 
 	/*
 	 * [sleep] optional: an RDMA netdev the driver offers (IPoIB asks,
@@ -1132,27 +1476,70 @@ struct ib_device_ops {
 /* ---------------------------------------------------------------------- */
 /* Devices */
 
-enum ib_device_reg_state {
-	IB_DEV_UNINITIALIZED,
-	IB_DEV_REGISTERED,
-	IB_DEV_UNREGISTERING,
-	IB_DEV_UNREGISTERED,
+/*
+ * Port capabilities (ib_port_immutable.core_cap_flags): what a port speaks
+ * and which management services it has.  Our mlx4 ports are
+ * RDMA_CORE_PORT_IBA_IB.
+ */
+#define RDMA_CORE_CAP_IB_MAD		0x00000001
+#define RDMA_CORE_CAP_IB_SMI		0x00000002
+#define RDMA_CORE_CAP_IB_CM		0x00000004
+#define RDMA_CORE_CAP_IW_CM		0x00000008
+#define RDMA_CORE_CAP_IB_SA		0x00000010
+#define RDMA_CORE_CAP_OPA_MAD		0x00000020
+#define RDMA_CORE_CAP_AF_IB		0x00001000
+#define RDMA_CORE_CAP_ETH_AH		0x00002000
+#define RDMA_CORE_CAP_OPA_AH		0x00004000
+#define RDMA_CORE_CAP_IB_GRH_REQUIRED	0x00008000
+#define RDMA_CORE_CAP_PROT_IB		0x00100000
+#define RDMA_CORE_CAP_PROT_ROCE		0x00200000
+#define RDMA_CORE_CAP_PROT_IWARP	0x00400000
+#define RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP 0x00800000
+#define RDMA_CORE_CAP_PROT_RAW_PACKET	0x01000000
+#define RDMA_CORE_CAP_PROT_USNIC	0x02000000
+
+#define RDMA_CORE_PORT_IB_GRH_REQUIRED	(RDMA_CORE_CAP_IB_GRH_REQUIRED | \
+					 RDMA_CORE_CAP_PROT_ROCE | \
+					 RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP)
+#define RDMA_CORE_PORT_IBA_IB		(RDMA_CORE_CAP_PROT_IB | RDMA_CORE_CAP_IB_MAD | \
+					 RDMA_CORE_CAP_IB_SMI | RDMA_CORE_CAP_IB_CM | \
+					 RDMA_CORE_CAP_IB_SA | RDMA_CORE_CAP_AF_IB)
+#define RDMA_CORE_PORT_IBA_ROCE		(RDMA_CORE_CAP_PROT_ROCE | RDMA_CORE_CAP_IB_MAD | \
+					 RDMA_CORE_CAP_IB_CM | RDMA_CORE_CAP_AF_IB | \
+					 RDMA_CORE_CAP_ETH_AH)
+#define RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP \
+					(RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP | \
+					 RDMA_CORE_CAP_IB_MAD | RDMA_CORE_CAP_IB_CM | \
+					 RDMA_CORE_CAP_AF_IB | RDMA_CORE_CAP_ETH_AH)
+#define RDMA_CORE_PORT_IWARP		(RDMA_CORE_CAP_PROT_IWARP | RDMA_CORE_CAP_IW_CM)
+#define RDMA_CORE_PORT_INTEL_OPA	(RDMA_CORE_PORT_IBA_IB | RDMA_CORE_CAP_OPA_MAD)
+#define RDMA_CORE_PORT_RAW_PACKET	(RDMA_CORE_CAP_PROT_RAW_PACKET)
+#define RDMA_CORE_PORT_USNIC		(RDMA_CORE_CAP_PROT_USNIC)
+
+/* ib_core's data about one port (ib_device.port_data[port]) */
+struct ib_port_data {
+	struct ib_device		*ib_dev;
+	struct ib_port_immutable	immutable;	/* from get_port_immutable */
 };
 
 /*
- * An RDMA device.  The driver embeds it first in its own structure,
- * allocates it with ib_alloc_device(), fills the fields marked "driver"
- * and calls ib_register_device() once it is fully initialised.
+ * An RDMA device.  The driver embeds it in its own structure, allocates
+ * it with ib_alloc_device(), sets its operations with ib_set_device_ops(),
+ * fills the fields marked "driver" and calls ib_register_device() once it
+ * is fully initialised.
  */
 struct ib_device {
-	/* driver */
-	const struct ib_device_ops	*ops;
+	/* driver (dma_device: from ib_register_device()) */
 	struct device			*dma_device;	/* the PCI function */
-	enum ib_node_type		node_type;
-	u8				phys_port_cnt;
+	struct ib_device_ops		ops;
+	u8				node_type;	/* enum rdma_node_type */
+	u32				phys_port_cnt;
 	int				num_comp_vectors;
 	__be64				node_guid;
-	char				node_desc[IB_NODE_DESC_MAX];
+	char				node_desc[IB_DEVICE_NODE_DESC_MAX];
+	/* an lkey for all memory, valid with IBK_LOCAL_DMA_LKEY */
+	u32				local_dma_lkey;
+	u16				use_cq_dim:1;	/* CQ moderation by DIM */
 	u64				uverbs_cmd_mask;
 	/* extra sysfs attributes of the device directory (hw_rev, hca_type, ...) */
 	const struct attribute_group	*driver_group;
@@ -1165,12 +1552,18 @@ struct ib_device {
 	/* ib_core */
 	char				name[IB_DEVICE_NAME_MAX];
 	struct device			dev;		/* /sys/class/infiniband/<name> */
-	enum ib_device_reg_state	reg_state;
+	u32				index;		/* unique while registered */
+	struct ib_port_data		*port_data;	/* [0..phys_port_cnt], by port */
+	struct ib_device_attr		attrs;		/* filled at registration */
+	/* the CQ pools of ib_cq_pool_get() (issue 13's S3A), per poll context */
+	spinlock_t			cq_pools_lock;	/* protects cq_pools */
+	struct list_head		cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
+	unsigned int			reg_state;	/* core_priv.h */
 	struct list_head		core_list;	/* ib_core's device list */
 	struct xarray			client_data;	/* client id -> client data */
 	/* which clients are added, once each (core_priv.h) */
 	struct rw_semaphore		client_data_rwsem;
-	refcount_t			refcount;	/* ib_device_get()/put() */
+	refcount_t			refcount;	/* ib_device_try_get()/put() */
 	struct completion		unreg_done;	/* refcount reached 0 */
 	/* protects event_handlers; taken by the event work, never in IRQ */
 	struct rw_semaphore		event_handler_rwsem;
@@ -1179,7 +1572,6 @@ struct ib_device {
 	struct ib_port_cache		*cache;		/* ports 1..phys_port_cnt */
 	struct kobject			*ports_kobj;
 	void				*sysfs_ports;	/* ib_core's per-port sysfs */
-	struct ib_device_attr		attrs;		/* filled at registration */
 	unsigned long			core_flags;	/* IB_CORE_F_* of core_priv.h */
 	const struct attribute_group	*core_groups[8]; /* dev.groups */
 };
@@ -1199,122 +1591,432 @@ static inline bool rdma_is_port_valid(const struct ib_device *dev, u32 port)
 	return port >= rdma_start_port(dev) && port <= rdma_end_port(dev);
 }
 
+/* Every port number of a device; iter must be a u32. */
+#define rdma_for_each_port(device, iter)				\
+	for (iter = rdma_start_port(device +				\
+				    BUILD_BUG_ON_ZERO(!__same_type(u32, iter))); \
+	     iter <= rdma_end_port(device); iter++)
+
+/* [any] the device of an ib_device's struct device (sysfs callbacks) */
+static inline struct ib_device *rdma_device_to_ibdev(struct device *device)
+{
+	return container_of(device, struct ib_device, dev);
+}
+
+/* [any] the driver's structure that embeds the ib_device as member */
+#define rdma_device_to_drv_device(dev, drv_dev_struct, ibdev_member)	\
+	container_of(rdma_device_to_ibdev(dev), drv_dev_struct, ibdev_member)
+
+/* [any] the NUMA node of the device's PCI function */
+static inline int ibdev_to_node(struct ib_device *ibdev)
+{
+	struct device *parent = ibdev->dev.parent;
+
+	return parent ? dev_to_node(parent) : NUMA_NO_NODE;
+}
+
+/*
+ * [any] Port capabilities, from port_data[port].immutable (valid from
+ * registration on; port must be valid).
+ */
+static inline u32 rdma_core_cap_flags(const struct ib_device *device, u32 port_num)
+{
+	return device->port_data[port_num].immutable.core_cap_flags;
+}
+
+static inline bool rdma_protocol_ib(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IB;
+}
+
+static inline bool rdma_protocol_roce(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) &
+	       (RDMA_CORE_CAP_PROT_ROCE | RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
+}
+
+static inline bool rdma_protocol_roce_udp_encap(const struct ib_device *device,
+						u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+}
+
+static inline bool rdma_protocol_roce_eth_encap(const struct ib_device *device,
+						u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE;
+}
+
+static inline bool rdma_protocol_iwarp(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IWARP;
+}
+
+static inline bool rdma_ib_or_roce(const struct ib_device *device, u32 port_num)
+{
+	return rdma_protocol_ib(device, port_num) || rdma_protocol_roce(device, port_num);
+}
+
+static inline bool rdma_protocol_raw_packet(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_RAW_PACKET;
+}
+
+static inline bool rdma_protocol_usnic(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_USNIC;
+}
+
+static inline bool rdma_cap_ib_mad(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_MAD;
+}
+
+static inline bool rdma_cap_opa_mad(struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_MAD;
+}
+
+static inline bool rdma_cap_ib_smi(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SMI;
+}
+
+static inline bool rdma_cap_ib_cm(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_CM;
+}
+
+static inline bool rdma_cap_iw_cm(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IW_CM;
+}
+
+static inline bool rdma_cap_ib_sa(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SA;
+}
+
+/* multicast through the SA, so the same ports */
+static inline bool rdma_cap_ib_mcast(const struct ib_device *device, u32 port_num)
+{
+	return rdma_cap_ib_sa(device, port_num);
+}
+
+static inline bool rdma_cap_af_ib(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_AF_IB;
+}
+
+static inline bool rdma_cap_eth_ah(const struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_ETH_AH;
+}
+
+static inline bool rdma_cap_opa_ah(struct ib_device *device, u32 port_num)
+{
+	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_AH;
+}
+
+/* the largest MAD the port sends and receives, 0 without MADs */
+static inline size_t rdma_max_mad_size(const struct ib_device *device, u32 port_num)
+{
+	return device->port_data[port_num].immutable.max_mad_size;
+}
+
+/* RoCE ports whose GID table the driver programs: none of ours */
+static inline bool rdma_cap_roce_gid_table(const struct ib_device *device, u32 port_num)
+{
+	return false;
+}
+
+/* RDMA READ with invalidate: iWARP ports only */
+static inline bool rdma_cap_read_inv(struct ib_device *dev, u32 port_num)
+{
+	return rdma_protocol_iwarp(dev, port_num);
+}
+
+static inline bool rdma_core_cap_opa_port(struct ib_device *device, u32 port_num)
+{
+	return (rdma_core_cap_flags(device, port_num) & RDMA_CORE_PORT_INTEL_OPA) ==
+	       RDMA_CORE_PORT_INTEL_OPA;
+}
+
+/* whether every address vector on the port needs a GRH */
+static inline bool rdma_is_grh_required(struct ib_device *dev, u32 port_num)
+{
+	return rdma_core_cap_flags(dev, port_num) & RDMA_CORE_PORT_IB_GRH_REQUIRED;
+}
+
+/* [any] an MTU code of the port (OPA's codes on OPA ports) in bytes */
+static inline int rdma_mtu_enum_to_int(struct ib_device *device, u32 port, int mtu)
+{
+	if (rdma_core_cap_opa_port(device, port))
+		return opa_mtu_enum_to_int((enum opa_mtu)mtu);
+	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
+}
+
+/* [any] the largest MTU of the port attributes attr, in bytes */
+static inline int rdma_mtu_from_attr(struct ib_device *device, u32 port,
+				     struct ib_port_attr *attr)
+{
+	if (rdma_core_cap_opa_port(device, port))
+		return attr->phys_mtu;
+	return ib_mtu_enum_to_int(attr->max_mtu);
+}
+
 /*
  * [sleep] size: of the driver's structure, which starts with its ib_device
- * (container_of() the result); NULL without memory.
+ * (container_of() the result, or use ib_alloc_device()); NULL without
+ * memory.
  */
 struct ib_device *_ib_alloc_device(size_t size);
+#define ib_alloc_device(drv_struct, member)					\
+	container_of(_ib_alloc_device(sizeof(struct drv_struct) +		\
+				      BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, \
+								 member))),	\
+		     struct drv_struct, member)
 /* [sleep] before registration or after ib_unregister_device() */
 void ib_dealloc_device(struct ib_device *device);
+/* [sleep] copies every non-NULL member of ops into device->ops */
+void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops);
 /*
- * [sleep] name: a printf pattern with one %d ("mlx4_%d").  Queries the
- * device and its ports, fills the cache, creates sysfs, then adds the
- * device to every registered client.
+ * [sleep] name: a printf pattern with one %d ("mlx4_%d"); dma_device: the
+ * device that DMA-maps for it (the PCI function).  Queries the device and
+ * its ports, fills the cache, creates sysfs, then adds the device to every
+ * registered client.
  */
-int ib_register_device(struct ib_device *device, const char *name);
+int ib_register_device(struct ib_device *device, const char *name,
+		       struct device *dma_device);
 /*
  * [sleep] Removes the device from every client (each must release all it
- * holds on it), waits for outstanding ib_device_get() references, removes
- * sysfs.  The driver then destroys its resources and ib_dealloc_device()s.
+ * holds on it), waits for outstanding ib_device_try_get() references,
+ * removes sysfs.  The driver then destroys its resources and
+ * ib_dealloc_device()s.
  */
 void ib_unregister_device(struct ib_device *device);
 
-/* [any] references that keep a registered device from finishing unregistration */
-bool ib_device_try_get(struct ib_device *device);
+/* [any] a reference that keeps a registered device from finishing unregistration */
+static inline bool ib_device_try_get(struct ib_device *dev)
+{
+	return refcount_inc_not_zero(&dev->refcount);
+}
+
 void ib_device_put(struct ib_device *device);
-/* [sleep] returns a reference (ib_device_put() it) or NULL */
-struct ib_device *ib_device_get_by_name(const char *name);
+/*
+ * [sleep] The registered device of that name, with a reference (put it
+ * with ib_device_put()), if its driver is driver_id (RDMA_DRIVER_UNKNOWN:
+ * any driver); else NULL.
+ */
+struct ib_device *ib_device_get_by_name(const char *name, enum rdma_driver_id driver_id);
+/*
+ * [sleep] The firmware version as text into str, which has room for
+ * IB_FW_VERSION_NAME_MAX bytes (at most that many are written, NUL
+ * included); "" if the driver does not say.
+ */
+void ib_get_device_fw_str(struct ib_device *device, char *str);
 
 /* ---------------------------------------------------------------------- */
 /* Clients */
 
+struct ib_client_nl_info;
+struct sockaddr;
+
 struct ib_client {
 	const char	*name;
-	/* [sleep] called for every registered device; may ib_set_client_data() */
+	/*
+	 * [sleep] called for every registered device; may
+	 * ib_set_client_data().  Non-zero: the client is not on the device
+	 * (no remove() later).
+	 */
 	int		(*add)(struct ib_device *device);
 	/* [sleep] must free everything the client holds on the device */
 	void		(*remove)(struct ib_device *device, void *client_data);
+	/* never called: device renaming and netlink are not supported */
+	void		(*rename)(struct ib_device *dev, void *client_data);
+	int		(*get_nl_info)(struct ib_device *ibdev, void *client_data,
+				       struct ib_client_nl_info *res);
+	int		(*get_global_nl_info)(struct ib_client_nl_info *res);
+	/* the netdev of a ULP like IPoIB for these parameters (rdma_cm's use) */
+	struct net_device *(*get_net_dev_by_params)(struct ib_device *dev, u32 port,
+						    u16 pkey, const union ib_gid *gid,
+						    const struct sockaddr *addr,
+						    void *client_data);
 
 	/* ib_core */
-	u32		client_id;
-	struct list_head list;
-	bool		registered;	/* added to devices from now on */
 	refcount_t	uses;		/* its registration and each device it is on */
 	struct completion uses_zero;
+	u32		client_id;
+	u8		no_kverbs_req:1;	/* kept for upstream's shape: unused */
+	struct list_head list;
+	bool		registered;	/* added to devices from now on */
 };
 
 /* [sleep] calls add() for every present device, in registration order */
 int ib_register_client(struct ib_client *client);
 /* [sleep] calls remove() for every device the client was added to */
 void ib_unregister_client(struct ib_client *client);
-/* [any] */
-void *ib_get_client_data(struct ib_device *device, struct ib_client *client);
+
+/* [any] the client's data on the device, NULL if none */
+static inline void *ib_get_client_data(struct ib_device *device, struct ib_client *client)
+{
+	return xa_load(&device->client_data, client->client_id);
+}
+
 /* [sleep] */
 void ib_set_client_data(struct ib_device *device, struct ib_client *client, void *data);
 
 /* ---------------------------------------------------------------------- */
-/* Queries and the port cache */
+/* Queries (the cached forms are in <rdma/ib_cache.h>) */
 
 /* [sleep] */
 int ib_query_port(struct ib_device *device, u32 port, struct ib_port_attr *attr);
-int ib_query_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid);
 int ib_query_pkey(struct ib_device *device, u32 port, u16 index, u16 *pkey);
-int ib_modify_device(struct ib_device *device, int mask, const struct ib_device_modify *modify);
+int ib_modify_device(struct ib_device *device, int mask, struct ib_device_modify *modify);
 int ib_modify_port(struct ib_device *device, u32 port, int mask,
 		   struct ib_port_modify *modify);
 /* [any] (the driver's get_link_layer op must not sleep: rdma_ah_find_type() calls it) */
-enum ib_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port);
-
-/* [any] the cache, kept current by the port events */
-int ib_get_cached_gid(struct ib_device *device, u32 port, int index, union ib_gid *gid);
-int ib_find_cached_gid(struct ib_device *device, const union ib_gid *gid,
-		       u32 *port, u16 *index);
-int ib_get_cached_pkey(struct ib_device *device, u32 port, int index, u16 *pkey);
-int ib_find_cached_pkey(struct ib_device *device, u32 port, u16 pkey, u16 *index);
-int ib_get_cached_lmc(struct ib_device *device, u32 port, u8 *lmc);
-int ib_get_cached_port_state(struct ib_device *device, u32 port, enum ib_port_state *state);
-int ib_get_cached_lid(struct ib_device *device, u32 port, u16 *lid);
-int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port, u64 *prefix);
+enum rdma_link_layer rdma_port_get_link_layer(struct ib_device *device, u32 port);
+/*
+ * [any] The port and index of gid in the GID tables of the device's ports
+ * (from the cache); -ENOENT if no port has it.
+ */
+int ib_find_gid(struct ib_device *device, union ib_gid *gid, u32 *port_num, u16 *index);
+/*
+ * [sleep] The index of pkey in the port's P_Key table, read from the
+ * device: an entry with the full-membership bit wins, else the first with
+ * the same low 15 bits; -ENOENT if none.
+ */
+int ib_find_pkey(struct ib_device *device, u32 port_num, u16 pkey, u16 *index);
 
 /* ---------------------------------------------------------------------- */
 /* Kernel verbs */
 
-/* [sleep] A PD with pd->local_dma_lkey valid for all kernel memory. */
-struct ib_pd *ib_alloc_pd(struct ib_device *device);
-/* [sleep] -EBUSY while objects still use it */
-int ib_dealloc_pd(struct ib_pd *pd);
+/*
+ * [any] 0 if an MR may have the access rights flags: -EINVAL for remote
+ * write or atomic without local write, for a bit outside
+ * IB_ACCESS_SUPPORTED, and for on-demand paging on a device without it.
+ */
+static inline int ib_check_mr_access(struct ib_device *ib_dev, unsigned int flags)
+{
+	if ((flags & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(flags & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (flags & ~IB_ACCESS_SUPPORTED)
+		return -EINVAL;
+	if ((flags & IB_ACCESS_ON_DEMAND) &&
+	    !(ib_dev->attrs.kernel_cap_flags & IBK_ON_DEMAND_PAGING))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * [sleep] A PD whose local_dma_lkey covers all kernel memory; flags:
+ * enum ib_pd_flags.  caller: the allocating module's name, logged with
+ * IB_PD_UNSAFE_GLOBAL_RKEY.
+ */
+struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
+			    const char *caller);
+#define ib_alloc_pd(device, flags) \
+	__ib_alloc_pd((device), (flags), KBUILD_MODNAME)
+/* [sleep] -EBUSY while objects still use it (upstream does not check) */
+int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata);
+
+/* [sleep] a kernel PD's deallocation, which must not fail */
+static inline void ib_dealloc_pd(struct ib_pd *pd)
+{
+	int ret = ib_dealloc_pd_user(pd, NULL);
+
+	WARN_ONCE(ret, "deallocating a kernel PD failed: %d\n", ret);
+}
 
 /* [sleep] */
-struct ib_mr *ib_get_dma_mr(struct ib_pd *pd, int access);
-struct ib_mr *ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
-			       int page_shift, u64 iova, u64 length, int access);
-int ib_dereg_mr(struct ib_mr *mr);
+int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata);
 
-/* [sleep] */
-struct ib_cq *ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
-			   void (*event_handler)(struct ib_event *event, void *ctx),
-			   void *cq_context, const struct ib_cq_init_attr *cq_attr);
-int ib_destroy_cq(struct ib_cq *cq);	/* -EBUSY while QPs/SRQs use it */
-int ib_modify_cq(struct ib_cq *cq, u16 cq_count, u16 cq_period);
+static inline int ib_dereg_mr(struct ib_mr *mr)
+{
+	return ib_dereg_mr_user(mr, NULL);
+}
+
+/*
+ * [sleep] A CQ for a consumer that polls it itself; caller: the creating
+ * module's name.
+ */
+struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *event, void *ctx),
+			     void *cq_context, const struct ib_cq_init_attr *cq_attr,
+			     const char *caller);
+#define ib_create_cq(device, cmp_hndlr, evt_hndlr, cq_ctxt, cq_attr) \
+	__ib_create_cq((device), (cmp_hndlr), (evt_hndlr), (cq_ctxt), (cq_attr), \
+		       KBUILD_MODNAME)
+/* [sleep] -EBUSY while QPs or SRQs use it */
+int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata);
+
+/* [sleep] a kernel CQ's destruction, which must not fail */
+static inline void ib_destroy_cq(struct ib_cq *cq)
+{
+	int ret = ib_destroy_cq_user(cq, NULL);
+
+	WARN_ONCE(ret, "destroying a kernel CQ failed: %d\n", ret);
+}
+
+/*
+ * [sleep] Interrupt moderation: an event after cq_count completions or
+ * cq_period microseconds; -EOPNOTSUPP if the driver cannot.
+ */
+int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period);
 int ib_resize_cq(struct ib_cq *cq, int cqe);
 
-/* [sleep] */
-struct ib_srq *ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *attr);
+/* [sleep] uobject and udata: NULL for kernel SRQs */
+struct ib_usrq_object;
+struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *srq_init_attr,
+				  struct ib_usrq_object *uobject, struct ib_udata *udata);
+
+static inline struct ib_srq *ib_create_srq(struct ib_pd *pd,
+					   struct ib_srq_init_attr *srq_init_attr)
+{
+	if (!pd->device->ops.create_srq)
+		return ERR_PTR(-EOPNOTSUPP);
+	return ib_create_srq_user(pd, srq_init_attr, NULL, NULL);
+}
+
 int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask);
 int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
-int ib_destroy_srq(struct ib_srq *srq);	/* -EBUSY while QPs use it */
+/* [sleep] -EBUSY while QPs use it */
+int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata);
 
-/* [sleep] */
-struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr);
+/* [sleep] a kernel SRQ's destruction, which must not fail */
+static inline void ib_destroy_srq(struct ib_srq *srq)
+{
+	int ret = ib_destroy_srq_user(srq, NULL);
+
+	WARN_ONCE(ret, "destroying a kernel SRQ failed: %d\n", ret);
+}
+
+/* [sleep] caller: the creating module's name */
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *qp_init_attr,
+				  const char *caller);
+
+static inline struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *init_attr)
+{
+	return ib_create_qp_kernel(pd, init_attr, KBUILD_MODNAME);
+}
+
 /* -EINVAL for a transition or mask the IBA does not allow */
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
 int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		struct ib_qp_init_attr *init_attr);
-/* -EBUSY while attached to a multicast group */
-int ib_destroy_qp(struct ib_qp *qp);
+/* [sleep] -EBUSY while attached to a multicast group */
+int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata);
+
+static inline int ib_destroy_qp(struct ib_qp *qp)
+{
+	return ib_destroy_qp_user(qp, NULL);
+}
+
 /* [any] The IBA's QP state-transition table (11.2.4.2 and 10.3.1). */
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
-			enum ib_qp_type type, int mask);
+			enum ib_qp_type type, enum ib_qp_attr_mask mask);
 
 /* [sleep] */
 int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
@@ -1557,7 +2259,7 @@ static inline int ib_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 {
 	const struct ib_send_wr *dummy;
 
-	return qp->device->ops->post_send(qp, wr, bad_wr ? bad_wr : &dummy);
+	return qp->device->ops.post_send(qp, wr, bad_wr ? bad_wr : &dummy);
 }
 
 static inline int ib_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
@@ -1565,7 +2267,7 @@ static inline int ib_post_recv(struct ib_qp *qp, const struct ib_recv_wr *wr,
 {
 	const struct ib_recv_wr *dummy;
 
-	return qp->device->ops->post_recv(qp, wr, bad_wr ? bad_wr : &dummy);
+	return qp->device->ops.post_recv(qp, wr, bad_wr ? bad_wr : &dummy);
 }
 
 static inline int ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
@@ -1573,13 +2275,13 @@ static inline int ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *
 {
 	const struct ib_recv_wr *dummy;
 
-	return srq->device->ops->post_srq_recv(srq, wr, bad_wr ? bad_wr : &dummy);
+	return srq->device->ops.post_srq_recv(srq, wr, bad_wr ? bad_wr : &dummy);
 }
 
 /* [any] returns the number of completions polled (0..num_entries) or -errno */
 static inline int ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc)
 {
-	return cq->device->ops->poll_cq(cq, num_entries, wc);
+	return cq->device->ops.poll_cq(cq, num_entries, wc);
 }
 
 /*
@@ -1589,35 +2291,180 @@ static inline int ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc
  */
 static inline int ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags flags)
 {
-	return cq->device->ops->req_notify_cq(cq, flags);
+	return cq->device->ops.req_notify_cq(cq, flags);
 }
 
 /* ---------------------------------------------------------------------- */
-/* sysfs of the ports: /sys/class/infiniband/<dev>/ports/<n>/ */
+/* LIDs and flow labels */
 
-/* An attribute of a port directory (or of a group in it). */
-struct ib_port_attribute {
-	struct attribute	attr;
-	ssize_t			(*show)(struct ib_device *device, u32 port,
-					const struct ib_port_attribute *attr, char *buf);
-	ssize_t			(*store)(struct ib_device *device, u32 port,
-					 const struct ib_port_attribute *attr,
-					 const char *buf, size_t count);
-};
+#define IB_ROCE_UDP_ENCAP_VALID_PORT_MIN	(0xC000)
+#define IB_ROCE_UDP_ENCAP_VALID_PORT_MAX	(0xFFFF)
+#define IB_GRH_FLOWLABEL_MASK			(0x000FFFFF)
+
+/* [any] a 32-bit LID field that must hold an InfiniBand (16-bit) LID */
+static inline u16 ib_lid_cpu16(u32 lid)
+{
+	WARN_ON_ONCE(lid > U16_MAX);
+	return (u16)lid;
+}
+
+static inline __be16 ib_lid_be16(u32 lid)
+{
+	return cpu_to_be16(ib_lid_cpu16(lid));
+}
+
+/* [any] a 20-bit flow label from the two QP numbers of a connection */
+static inline u32 rdma_calc_flow_label(u32 lqpn, u32 rqpn)
+{
+	u64 mix = (u64)lqpn * rqpn;
+
+	mix ^= mix >> 20;
+	mix ^= mix >> 40;
+	return (u32)mix & IB_GRH_FLOWLABEL_MASK;
+}
+
+/* [any] RoCEv2's UDP source port for a flow label: 14 bits folded into 0xC000.. */
+static inline u16 rdma_flow_label_to_udp_sport(u32 fl)
+{
+	u32 low = fl & 0x3fff;
+
+	low ^= (fl & 0xfc000) >> 14;
+	return (u16)(low | IB_ROCE_UDP_ENCAP_VALID_PORT_MIN);
+}
+
+static inline u16 rdma_get_udp_sport(u32 fl, u32 lqpn, u32 rqpn)
+{
+	return rdma_flow_label_to_udp_sport(fl ? fl : rdma_calc_flow_label(lqpn, rqpn));
+}
+
+/* ---------------------------------------------------------------------- */
+/*
+ * DMA mapping for a device's consumers: the DMA API on dev->dma_device.
+ * Upstream's software devices (rxe, siw) have no dma_device and use
+ * kernel virtual addresses instead; every device of ours has one, so
+ * ib_uses_virt_dma() is false.  [any] unless the DMA API says otherwise.
+ */
+static inline bool ib_uses_virt_dma(struct ib_device *dev)
+{
+	return !dev->dma_device;
+}
 
 /*
- * [sleep] For clients (ib_cm's cm_* counters): add groups of struct
- * ib_port_attribute to a port's directory, from the client's add(), and
- * remove them again in its remove().
+ * Whether the device can reach PCI peer-to-peer memory: we do not offer
+ * it (a consumer then uses host memory).
  */
-int ib_port_register_client_groups(struct ib_device *device, u32 port,
-				   const struct attribute_group **groups);
-void ib_port_unregister_client_groups(struct ib_device *device, u32 port,
-				      const struct attribute_group **groups);
+static inline bool ib_dma_pci_p2p_dma_supported(struct ib_device *dev)
+{
+	return false;
+}
 
-/* [any] helpers */
-const char *ib_port_state_str(enum ib_port_state state);
-int ib_width_enum_to_int(enum ib_port_width width);
+static inline int ib_dma_mapping_error(struct ib_device *dev, u64 dma_addr)
+{
+	return dma_mapping_error(dev->dma_device, dma_addr);
+}
+
+static inline u64 ib_dma_map_single(struct ib_device *dev, void *cpu_addr, size_t size,
+				    enum dma_data_direction direction)
+{
+	return dma_map_single(dev->dma_device, cpu_addr, size, direction);
+}
+
+static inline void ib_dma_unmap_single(struct ib_device *dev, u64 addr, size_t size,
+				       enum dma_data_direction direction)
+{
+	dma_unmap_single(dev->dma_device, addr, size, direction);
+}
+
+static inline u64 ib_dma_map_page(struct ib_device *dev, struct page *page,
+				  unsigned long offset, size_t size,
+				  enum dma_data_direction direction)
+{
+	return dma_map_page(dev->dma_device, page, offset, size, direction);
+}
+
+static inline void ib_dma_unmap_page(struct ib_device *dev, u64 addr, size_t size,
+				     enum dma_data_direction direction)
+{
+	dma_unmap_page(dev->dma_device, addr, size, direction);
+}
+
+/* the virtual-DMA path of software devices: never taken here (0 mapped) */
+int ib_dma_virt_map_sg(struct ib_device *dev, struct scatterlist *sg, int nents);
+
+static inline int ib_dma_map_sg_attrs(struct ib_device *dev, struct scatterlist *sg,
+				      int nents, enum dma_data_direction direction,
+				      unsigned long dma_attrs)
+{
+	if (ib_uses_virt_dma(dev))
+		return ib_dma_virt_map_sg(dev, sg, nents);
+	return dma_map_sg_attrs(dev->dma_device, sg, nents, direction, dma_attrs);
+}
+
+static inline void ib_dma_unmap_sg_attrs(struct ib_device *dev, struct scatterlist *sg,
+					 int nents, enum dma_data_direction direction,
+					 unsigned long dma_attrs)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_unmap_sg_attrs(dev->dma_device, sg, nents, direction, dma_attrs);
+}
+
+/* 0 or -errno; sgt->nents is the number of mapped entries */
+static inline int ib_dma_map_sgtable_attrs(struct ib_device *dev, struct sg_table *sgt,
+					   enum dma_data_direction direction,
+					   unsigned long dma_attrs)
+{
+	int nents;
+
+	if (!ib_uses_virt_dma(dev))
+		return dma_map_sgtable(dev->dma_device, sgt, direction, dma_attrs);
+	nents = ib_dma_virt_map_sg(dev, sgt->sgl, sgt->orig_nents);
+	if (!nents)
+		return -EIO;
+	sgt->nents = nents;
+	return 0;
+}
+
+static inline void ib_dma_unmap_sgtable_attrs(struct ib_device *dev, struct sg_table *sgt,
+					      enum dma_data_direction direction,
+					      unsigned long dma_attrs)
+{
+	if (!ib_uses_virt_dma(dev))
+		dma_unmap_sgtable(dev->dma_device, sgt, direction, dma_attrs);
+}
+
+/* the number of mapped entries, 0 on failure */
+static inline int ib_dma_map_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
+				enum dma_data_direction direction)
+{
+	return ib_dma_map_sg_attrs(dev, sg, nents, direction, 0);
+}
+
+static inline void ib_dma_unmap_sg(struct ib_device *dev, struct scatterlist *sg, int nents,
+				   enum dma_data_direction direction)
+{
+	ib_dma_unmap_sg_attrs(dev, sg, nents, direction, 0);
+}
+
+/* the largest scatter/gather element the device maps */
+static inline unsigned int ib_dma_max_seg_size(struct ib_device *dev)
+{
+	if (ib_uses_virt_dma(dev))
+		return UINT_MAX;
+	return dma_get_max_seg_size(dev->dma_device);
+}
+
+static inline void ib_dma_sync_single_for_cpu(struct ib_device *dev, u64 addr,
+					      size_t size, enum dma_data_direction dir)
+{
+	dma_sync_single_for_cpu(dev->dma_device, addr, size, dir);
+}
+
+static inline void ib_dma_sync_single_for_device(struct ib_device *dev, u64 addr,
+						 size_t size, enum dma_data_direction dir)
+{
+	dma_sync_single_for_device(dev->dma_device, addr, size, dir);
+}
+
 
 /* ---------------------------------------------------------------------- */
 /* RDMA netdevs and SR-IOV (core/netdev.c) */

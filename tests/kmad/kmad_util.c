@@ -167,9 +167,9 @@ bool km_wait(struct completion *c, unsigned int ms)
 
 u16 km_port_lid(struct ib_device *dev, u32 port)
 {
-	u16 lid = 0;
+	struct ib_port_attr pa;
 
-	if (ib_get_cached_lid(dev, port, &lid))
+	if (ib_query_port(dev, port, &pa))
 		return 0;
-	return lid;
+	return pa.lid;
 }

@@ -20,6 +20,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
+#include <rdma/ib_cache.h>
 #include "ksa.h"
 
 MODULE_DESCRIPTION("ib_sa test client (ibstack)");
@@ -84,7 +85,7 @@ int ksa_refresh_ports(struct ksa_ctx *ctx)
 		p->port_num = i + 1;
 		ret = ib_query_port(ctx->device, p->port_num, &p->attr);
 		if (!ret)
-			ret = ib_query_gid(ctx->device, p->port_num, 0, &p->gid);
+			ret = rdma_query_gid(ctx->device, p->port_num, 0, &p->gid);
 		if (!ret)
 			ret = ib_query_pkey(ctx->device, p->port_num, 0, &p->pkey);
 		if (ret)

@@ -7,6 +7,8 @@
 #define KVERBS_H
 
 #include <rdma/ib_verbs.h>
+#include <rdma/ib_cache.h>
+#include <ibstack/ext.h>
 #include <linux/atomic.h>
 #include <linux/dma-mapping.h>
 #include <linux/mutex.h>

@@ -96,7 +96,7 @@ int kv_case_ah_query(struct kv_self *s)
 	union ib_gid g2;
 	int ret, err;
 
-	if (ib_query_gid(r->dev, 2, 0, &g2))
+	if (rdma_query_gid(r->dev, 2, 0, &g2))
 		return kv_fail(r, "ib_query_gid failed");
 	kv_ah_attr(r, &aa, r->lid[2], 3);
 	ret = kv_ah_refused(r, &aa, "port 3");
@@ -223,7 +223,7 @@ int kv_case_ah_from_wc(struct kv_self *s)
 	struct kv_pair p;
 	int ret;
 
-	if (ib_query_gid(r->dev, 1, 0, &g1) || ib_query_gid(r->dev, 2, 0, &g2))
+	if (rdma_query_gid(r->dev, 1, 0, &g1) || rdma_query_gid(r->dev, 2, 0, &g2))
 		return kv_fail(r, "ib_query_gid failed");
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)

@@ -95,7 +95,7 @@ static int kv_chunks_alloc(struct kv_run *r, struct kv_chunks *c, unsigned int n
 		}
 		c->bus[i] = c->dma[i];
 	}
-	c->mr = ib_reg_kernel_mr(r->pd, c->bus, n, shift, KV_BIG_IOVA, size,
+	c->mr = ibstack_reg_kernel_mr(r->pd, c->bus, n, shift, KV_BIG_IOVA, size,
 				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 				 IB_ACCESS_REMOTE_READ);
 	if (IS_ERR_OR_NULL(c->mr)) {
@@ -103,7 +103,7 @@ static int kv_chunks_alloc(struct kv_run *r, struct kv_chunks *c, unsigned int n
 
 		c->mr = NULL;
 		kv_chunks_free(c);
-		return kv_fail(r, "ib_reg_kernel_mr(%u pages of 2^%u) failed: %ld", n,
+		return kv_fail(r, "ibstack_reg_kernel_mr(%u pages of 2^%u) failed: %ld", n,
 			       shift, err);
 	}
 	if (c->mr->iova != KV_BIG_IOVA || c->mr->length != size) {

@@ -569,10 +569,11 @@ int kv_case_pd_busy(struct kv_self *s)
 	struct kv_run *r = &s->r;
 	struct ib_pd *pd, *saved = r->pd;
 	struct kv_ep ep = { 0 };
+	u64 page = s->a.dma;
 	struct ib_mr *mr;
 	int ret, err;
 
-	pd = ib_alloc_pd(r->dev);
+	pd = ib_alloc_pd(r->dev, 0);
 	if (IS_ERR_OR_NULL(pd))
 		return kv_fail(r, "ib_alloc_pd failed: %ld", pd ? PTR_ERR(pd) : -EINVAL);
 	ret = kv_ep_init(r, &ep, 1, 0);
@@ -585,14 +586,14 @@ int kv_case_pd_busy(struct kv_self *s)
 		ret = -EIO;
 		goto out_ep;
 	}
-	err = ib_dealloc_pd(pd);
+	err = ib_dealloc_pd_user(pd, NULL);
 	if (err != -EBUSY) {
 		ret = kv_fail(r, "ib_dealloc_pd with a QP: %d, want -EBUSY", err);
 		if (!err)
 			pd = NULL;
 		goto out_ep;
 	}
-	err = ib_destroy_cq(ep.scq.cq);
+	err = ib_destroy_cq_user(ep.scq.cq, NULL);
 	if (err != -EBUSY) {
 		ret = kv_fail(r, "ib_destroy_cq with a QP: %d, want -EBUSY", err);
 		if (!err)
@@ -605,12 +606,13 @@ int kv_case_pd_busy(struct kv_self *s)
 		goto out_ep;
 	}
 	ep.qp = NULL;
-	mr = ib_get_dma_mr(pd, IB_ACCESS_LOCAL_WRITE);
+	mr = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, PAGE_SIZE,
+				   IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR_OR_NULL(mr)) {
-		ret = kv_fail(r, "ib_get_dma_mr failed: %ld", mr ? PTR_ERR(mr) : -EINVAL);
+		ret = kv_fail(r, "ibstack_reg_kernel_mr failed: %ld", mr ? PTR_ERR(mr) : -EINVAL);
 		goto out_ep;
 	}
-	err = ib_dealloc_pd(pd);
+	err = ib_dealloc_pd_user(pd, NULL);
 	if (err != -EBUSY) {
 		ret = kv_fail(r, "ib_dealloc_pd with an MR: %d, want -EBUSY", err);
 		if (!err)
@@ -624,7 +626,7 @@ out_ep:
 		ret = -EIO;
 out_pd:
 	if (pd) {
-		err = ib_dealloc_pd(pd);
+		err = ib_dealloc_pd_user(pd, NULL);
 		if (err)
 			ret = kv_fail(r, "ib_dealloc_pd of an unused PD failed: %d", err);
 	}

@@ -151,9 +151,9 @@ static struct ib_mr *kv_mr_over_b(struct kv_self *s, u64 iova, u64 len, int acce
 	u64 pages[2] = { s->b.dma, s->b.dma + PAGE_SIZE };
 	struct ib_mr *mr;
 
-	mr = ib_reg_kernel_mr(s->r.pd, pages, 2, PAGE_SHIFT, iova, len, access);
+	mr = ibstack_reg_kernel_mr(s->r.pd, pages, 2, PAGE_SHIFT, iova, len, access);
 	if (IS_ERR_OR_NULL(mr)) {
-		kv_fail(&s->r, "ib_reg_kernel_mr(access 0x%x) failed: %ld", access,
+		kv_fail(&s->r, "ibstack_reg_kernel_mr(access 0x%x) failed: %ld", access,
 			mr ? PTR_ERR(mr) : -EINVAL);
 		return NULL;
 	}

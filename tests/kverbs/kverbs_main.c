@@ -139,7 +139,7 @@ static int kv_add(struct ib_device *dev)
 		return -ENOMEM;
 	kd->dev = dev;
 	INIT_WORK(&kd->work, kv_selftest_work);
-	ib_init_event_handler(&kd->eh, dev, kv_event);
+	INIT_IB_EVENT_HANDLER(&kd->eh, dev, kv_event);
 	ib_register_event_handler(&kd->eh);
 	kv_hold(&add_hold, "add", dev);
 	kd->peer = kv_peer_add(dev, kv_debugfs);

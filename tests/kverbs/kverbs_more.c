@@ -147,7 +147,7 @@ out:
 }
 
 /*
- * CQ moderation (ib_modify_cq()): with 4 CQEs or 10 us, an armed CQ still
+ * CQ moderation (rdma_set_cq_moderation()): with 4 CQEs or 10 us, an armed CQ still
  * gets its event for a single CQE (when the period ends) and for a burst
  * of 8; all the completions are there.  Then moderation off again.
  */
@@ -161,9 +161,9 @@ int kv_case_cq_moderation(struct kv_self *s)
 	ret = kv_pair_create(r, &p, IB_QPT_RC, &o);
 	if (ret)
 		return ret;
-	err = ib_modify_cq(p.b.rcq.cq, 4, 10);
+	err = rdma_set_cq_moderation(p.b.rcq.cq, 4, 10);
 	if (err) {
-		ret = kv_fail(r, "ib_modify_cq(4, 10) failed: %d", err);
+		ret = kv_fail(r, "rdma_set_cq_moderation(4, 10) failed: %d", err);
 		goto out;
 	}
 	for (n = 1; n <= 8 && !ret; n += 7) {
@@ -190,9 +190,9 @@ int kv_case_cq_moderation(struct kv_self *s)
 	}
 	if (ret)
 		goto out;
-	err = ib_modify_cq(p.b.rcq.cq, 0, 0);
+	err = rdma_set_cq_moderation(p.b.rcq.cq, 0, 0);
 	if (err) {
-		ret = kv_fail(r, "ib_modify_cq(0, 0) failed: %d", err);
+		ret = kv_fail(r, "rdma_set_cq_moderation(0, 0) failed: %d", err);
 		goto out;
 	}
 	calls = atomic_read(&p.b.rcq.calls);
@@ -611,7 +611,7 @@ int kv_case_many(struct kv_self *s)
 			}
 		}
 		for (nm = 0; nm < KV_MANY && !ret; nm++) {
-			mrs[nm] = ib_reg_kernel_mr(r->pd, &page, 1, PAGE_SHIFT, 0x1000,
+			mrs[nm] = ibstack_reg_kernel_mr(r->pd, &page, 1, PAGE_SHIFT, 0x1000,
 						   64, IB_ACCESS_LOCAL_WRITE);
 			if (IS_ERR_OR_NULL(mrs[nm])) {
 				ret = kv_fail(r, "MR %d of round %d: %ld", nm, round,
@@ -623,7 +623,7 @@ int kv_case_many(struct kv_self *s)
 			if (ib_dereg_mr(mrs[i]))
 				ret = kv_fail(r, "ib_dereg_mr %d failed", i);
 		for (i = 0; i < nc; i++)
-			if (ib_destroy_cq(cqs[i]))
+			if (ib_destroy_cq_user(cqs[i], NULL))
 				ret = kv_fail(r, "ib_destroy_cq %d failed", i);
 		for (i = 0; i < nq; i++)
 			if (ib_destroy_qp(qps[i]))

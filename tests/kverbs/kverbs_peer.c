@@ -108,7 +108,7 @@ static void kv_peer_teardown(struct kv_peer *pp)
 	kv_ep_destroy(r, &pp->ud);
 	kv_ep_destroy(r, &pp->rc);
 	kv_buf_free(r, &pp->buf);
-	err = ib_dealloc_pd(r->pd);
+	err = ib_dealloc_pd_user(r->pd, NULL);
 	if (err)
 		pr_warn(KV_NAME ": ib_dealloc_pd failed: %d\n", err);
 	r->pd = NULL;
@@ -145,7 +145,7 @@ static int kv_peer_setup(struct kv_peer *pp)
 	}
 	r->lid[pp->port] = pa.lid;
 	r->mtu[pp->port] = pa.active_mtu;
-	r->pd = ib_alloc_pd(pp->dev);
+	r->pd = ib_alloc_pd(pp->dev, 0);
 	if (IS_ERR_OR_NULL(r->pd)) {
 		ret = r->pd ? PTR_ERR(r->pd) : -EINVAL;
 		r->pd = NULL;

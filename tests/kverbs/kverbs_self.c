@@ -24,8 +24,8 @@ static int kv_query_port(struct kv_run *r, u32 port)
 	struct ib_device *dev = r->dev;
 	struct ib_port_attr pa;
 	enum ib_port_state cst;
-	union ib_gid gid, cgid;
-	u16 pkey, cpkey, lid, idx;
+	union ib_gid gid;
+	u16 pkey, cpkey, idx;
 	u32 fport;
 	u64 prefix;
 	u8 lmc;
@@ -50,15 +50,10 @@ static int kv_query_port(struct kv_run *r, u32 port)
 	 * reset): it must catch up, within 5 s.
 	 */
 	for (i = 0; i < 100; i++) {
-		if (!ib_get_cached_port_state(dev, port, &cst) && cst == pa.state &&
-		    !ib_get_cached_lid(dev, port, &lid) && lid == pa.lid)
+		if (!ib_get_cached_port_state(dev, port, &cst) && cst == pa.state)
 			break;
 		msleep(50);
 	}
-	err = ib_get_cached_lid(dev, port, &lid);
-	if (err || lid != pa.lid)
-		return kv_fail(r, "port %u: cached LID %u (%d), query says %u", port,
-			       lid, err, pa.lid);
 	err = ib_get_cached_port_state(dev, port, &cst);
 	if (err || cst != pa.state)
 		return kv_fail(r, "port %u: cached state %d (%d), query says %d", port,
@@ -67,17 +62,17 @@ static int kv_query_port(struct kv_run *r, u32 port)
 	if (err || lmc != pa.lmc)
 		return kv_fail(r, "port %u: cached LMC %u (%d), query says %u", port,
 			       lmc, err, pa.lmc);
-	err = ib_query_gid(dev, port, 0, &gid);
+	err = rdma_query_gid(dev, port, 0, &gid);
 	if (err)
-		return kv_fail(r, "ib_query_gid(%u, 0) failed: %d", port, err);
-	err = ib_get_cached_gid(dev, port, 0, &cgid);
-	if (err || memcmp(&gid, &cgid, sizeof(gid)))
-		return kv_fail(r, "port %u: cached GID 0 differs (%d)", port, err);
+		return kv_fail(r, "rdma_query_gid(%u, 0) failed: %d", port, err);
 	if (!gid.global.interface_id)
 		return kv_fail(r, "port %u: GID 0 has no interface ID", port);
-	err = ib_find_cached_gid(dev, &gid, &fport, &idx);
+	if (pa.subnet_prefix != be64_to_cpu(gid.global.subnet_prefix))
+		return kv_fail(r, "port %u: attr subnet prefix 0x%llx, GID 0 says 0x%llx",
+			       port, pa.subnet_prefix, be64_to_cpu(gid.global.subnet_prefix));
+	err = ib_find_gid(dev, &gid, &fport, &idx);
 	if (err || fport != port || idx != 0)
-		return kv_fail(r, "ib_find_cached_gid: %d port %u index %u", err, fport, idx);
+		return kv_fail(r, "ib_find_gid: %d port %u index %u", err, fport, idx);
 	err = ib_get_cached_subnet_prefix(dev, port, &prefix);
 	if (err || prefix != be64_to_cpu(gid.global.subnet_prefix))
 		return kv_fail(r, "port %u: cached prefix 0x%llx (%d), GID says 0x%llx",
@@ -93,8 +88,8 @@ static int kv_query_port(struct kv_run *r, u32 port)
 	if (err || idx != 0)
 		return kv_fail(r, "ib_find_cached_pkey: %d index %u", err, idx);
 	/* out of range */
-	if (!ib_query_gid(dev, port, pa.gid_tbl_len, &gid) ||
-	    !ib_get_cached_gid(dev, port, pa.gid_tbl_len, &gid))
+	if (rdma_query_gid(dev, port, pa.gid_tbl_len, &gid) != -EINVAL ||
+	    rdma_query_gid(dev, port, -1, &gid) != -EINVAL)
 		return kv_fail(r, "port %u: GID index %d accepted", port, pa.gid_tbl_len);
 	if (!ib_query_pkey(dev, port, pa.pkey_tbl_len, &pkey) ||
 	    !ib_get_cached_pkey(dev, port, pa.pkey_tbl_len, &pkey))
@@ -110,10 +105,10 @@ int kv_case_query(struct kv_self *s)
 	const struct ib_device_attr *a = &r->dev->attrs;
 	struct ib_port_attr pa;
 	union ib_gid gid;
-	u16 lid;
+	u8 lmc;
 	int ret;
 
-	if (r->dev->node_type != IB_NODE_CA || r->dev->phys_port_cnt != 2)
+	if (r->dev->node_type != RDMA_NODE_IB_CA || r->dev->phys_port_cnt != 2)
 		return kv_fail(r, "node type %d with %u ports", r->dev->node_type,
 			       r->dev->phys_port_cnt);
 	if (a->vendor_id != 0x02c9 || a->max_qp <= 0 || a->max_qp_wr <= 0 ||
@@ -132,8 +127,9 @@ int kv_case_query(struct kv_self *s)
 		return kv_fail(r, "both ports have LID %u", r->lid[1]);
 	if (!ib_query_port(r->dev, 0, &pa) || !ib_query_port(r->dev, 3, &pa))
 		return kv_fail(r, "ib_query_port of port 0 or 3 accepted");
-	if (!ib_get_cached_lid(r->dev, 3, &lid) || !ib_get_cached_gid(r->dev, 3, 0, &gid))
-		return kv_fail(r, "the cache answered for port 3");
+	if (!ib_get_cached_lmc(r->dev, 3, &lmc) || rdma_query_gid(r->dev, 3, 0, &gid) != -EINVAL ||
+	    rdma_query_gid(r->dev, 0, 0, &gid) != -EINVAL)
+		return kv_fail(r, "the cache answered for port 3 or 0");
 	return 0;
 }
 
@@ -148,24 +144,26 @@ int kv_case_pd_mr(struct kv_self *s)
 	u64 page = s->a.dma;
 	int ret = 0, err;
 
-	pd = ib_alloc_pd(r->dev);
+	pd = ib_alloc_pd(r->dev, 0);
 	if (IS_ERR_OR_NULL(pd))
 		return kv_fail(r, "ib_alloc_pd failed: %ld", pd ? PTR_ERR(pd) : -EINVAL);
 	if (pd->device != r->dev) {
 		ret = kv_fail(r, "new PD: device %p", pd->device);
 		goto out_pd;
 	}
-	mr = ib_get_dma_mr(pd, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
-	if (IS_ERR_OR_NULL(mr)) {
-		ret = kv_fail(r, "ib_get_dma_mr failed: %ld", mr ? PTR_ERR(mr) : -EINVAL);
+	/* without IB_PD_UNSAFE_GLOBAL_RKEY no peer gets a key to all memory */
+	mr = pd->__internal_mr;
+	if (pd->flags || pd->unsafe_global_rkey || !mr || mr->pd != pd ||
+	    mr->device != r->dev || mr->type != IB_MR_TYPE_DMA ||
+	    pd->local_dma_lkey != mr->lkey) {
+		ret = kv_fail(r, "new PD: flags 0x%x rkey 0x%x lkey 0x%x, DMA MR %p",
+			      pd->flags, pd->unsafe_global_rkey, pd->local_dma_lkey, mr);
 		goto out_pd;
 	}
-	if (mr->pd != pd || mr->device != r->dev)
-		ret = kv_fail(r, "DMA MR fields wrong");
-	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0x5000, 100,
+	mr2 = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0x5000, 100,
 			       IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR_OR_NULL(mr2)) {
-		ret = kv_fail(r, "ib_reg_kernel_mr(1 page) failed: %ld",
+		ret = kv_fail(r, "ibstack_reg_kernel_mr(1 page) failed: %ld",
 			      mr2 ? PTR_ERR(mr2) : -EINVAL);
 	} else {
 		if (mr2->lkey == mr->lkey || mr2->iova != 0x5000 || mr2->length != 100)
@@ -176,27 +174,27 @@ int kv_case_pd_mr(struct kv_self *s)
 			ret = kv_fail(r, "ib_dereg_mr(kernel MR) failed: %d", err);
 	}
 	/* bad registrations */
-	mr2 = ib_reg_kernel_mr(pd, &page, 0, PAGE_SHIFT, 0, 0, IB_ACCESS_LOCAL_WRITE);
+	mr2 = ibstack_reg_kernel_mr(pd, &page, 0, PAGE_SHIFT, 0, 0, IB_ACCESS_LOCAL_WRITE);
 	if (!IS_ERR_OR_NULL(mr2)) {
 		ret = kv_fail(r, "kernel MR of 0 pages accepted");
 		ib_dereg_mr(mr2);
 	}
-	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, PAGE_SIZE * 2,
+	mr2 = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, PAGE_SIZE * 2,
 			       IB_ACCESS_LOCAL_WRITE);
 	if (!IS_ERR_OR_NULL(mr2)) {
 		ret = kv_fail(r, "kernel MR longer than its pages accepted");
 		ib_dereg_mr(mr2);
 	}
-	mr2 = ib_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, 64, IB_ACCESS_REMOTE_WRITE);
+	mr2 = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, 64, IB_ACCESS_REMOTE_WRITE);
 	if (!IS_ERR_OR_NULL(mr2)) {
 		ret = kv_fail(r, "REMOTE_WRITE without LOCAL_WRITE accepted (IBA 10.6.3.1)");
 		ib_dereg_mr(mr2);
 	}
-	err = ib_dereg_mr(mr);
-	if (err)
-		ret = kv_fail(r, "ib_dereg_mr(DMA MR) failed: %d", err);
+	/* the PD's own MR is not the caller's to release */
+	if (ib_dereg_mr(mr) != -EINVAL)
+		ret = kv_fail(r, "ib_dereg_mr of the PD's DMA MR not refused");
 out_pd:
-	err = ib_dealloc_pd(pd);
+	err = ib_dealloc_pd_user(pd, NULL);
 	if (err)
 		ret = kv_fail(r, "ib_dealloc_pd failed: %d", err);
 	return ret;
@@ -248,12 +246,12 @@ int kv_case_cq(struct kv_self *s)
 	if (err)
 		ret = kv_fail(r, "arming the empty resized CQ returned %d", err);
 	/* moderation on (4 CQEs or 10 us) and off again */
-	err = ib_modify_cq(kc.cq, 4, 10);
+	err = rdma_set_cq_moderation(kc.cq, 4, 10);
 	if (err)
-		ret = kv_fail(r, "ib_modify_cq(4, 10) failed: %d", err);
-	err = ib_modify_cq(kc.cq, 0, 0);
+		ret = kv_fail(r, "rdma_set_cq_moderation(4, 10) failed: %d", err);
+	err = rdma_set_cq_moderation(kc.cq, 0, 0);
 	if (err)
-		ret = kv_fail(r, "ib_modify_cq(0, 0) failed: %d", err);
+		ret = kv_fail(r, "rdma_set_cq_moderation(0, 0) failed: %d", err);
 	if (kv_cq_destroy(&kc))
 		ret = -EIO;
 	/* too big is refused */
@@ -409,7 +407,7 @@ void kv_selftest(struct ib_device *dev, const bool *stop, unsigned int rounds)
 		kv_report(r, "ports-active", ret);
 		goto done;
 	}
-	r->pd = ib_alloc_pd(dev);
+	r->pd = ib_alloc_pd(dev, 0);
 	if (IS_ERR_OR_NULL(r->pd)) {
 		kv_fail(r, "ib_alloc_pd failed: %ld", r->pd ? PTR_ERR(r->pd) : -EINVAL);
 		r->pd = NULL;
@@ -436,7 +434,7 @@ void kv_selftest(struct ib_device *dev, const bool *stop, unsigned int rounds)
 out_bufs:
 	kv_buf_free(r, &s->b);
 	kv_buf_free(r, &s->a);
-	ret = ib_dealloc_pd(r->pd);
+	ret = ib_dealloc_pd_user(r->pd, NULL);
 	if (ret) {
 		kv_fail(r, "ib_dealloc_pd at the end: %d (something leaked)", ret);
 		kv_report(r, "teardown", ret);

@@ -79,7 +79,7 @@ int kv_case_ud_grh(struct kv_self *s)
 	const u8 *grh;
 	int ret;
 
-	if (ib_query_gid(r->dev, 1, 0, &g1) || ib_query_gid(r->dev, 2, 0, &g2))
+	if (rdma_query_gid(r->dev, 1, 0, &g1) || rdma_query_gid(r->dev, 2, 0, &g2))
 		return kv_fail(r, "ib_query_gid failed");
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
@@ -255,7 +255,7 @@ int kv_case_srq_wrap(struct kv_self *s)
 out_srq:
 	if (have && kv_pair_destroy(r, &p))
 		ret = -EIO;
-	err = ib_destroy_srq(srq);
+	err = ib_destroy_srq_user(srq, NULL);
 	if (err)
 		ret = kv_fail(r, "ib_destroy_srq failed: %d", err);
 out_cq:

@@ -362,7 +362,7 @@ int kv_case_srq_destroy_poll(struct kv_self *s)
 		ret = -EIO;
 	ret = ret ?: kv_srq_full_depth(s, srq, depth, &rcq);
 out_srq:
-	err = ib_destroy_srq(srq);
+	err = ib_destroy_srq_user(srq, NULL);
 	if (err)
 		ret = kv_fail(r, "ib_destroy_srq failed: %d", err);
 out_cq:

@@ -472,7 +472,7 @@ int kv_case_srq(struct kv_self *s)
 	if (ret)
 		goto out;
 	have2 = true;
-	if (ib_destroy_srq(srq) != -EBUSY) {
+	if (ib_destroy_srq_user(srq, NULL) != -EBUSY) {
 		ret = kv_fail(r, "ib_destroy_srq of an SRQ in use not refused with -EBUSY");
 		srq = NULL;	/* gone or not, do not touch it again */
 		goto out;
@@ -607,7 +607,7 @@ out:
 	if (have1 && kv_pair_destroy(r, p1))
 		ret = -EIO;
 	if (srq) {
-		int err = ib_destroy_srq(srq);
+		int err = ib_destroy_srq_user(srq, NULL);
 
 		if (err)
 			ret = kv_fail(r, "ib_destroy_srq failed: %d", err);

@@ -46,7 +46,7 @@ static ssize_t kv_hold_write(struct file *f, const char __user *ubuf, size_t n,
 	} else if (kv_held) {
 		ret = -EBUSY;
 	} else {
-		dev = ib_device_get_by_name(name);
+		dev = ib_device_get_by_name(name, RDMA_DRIVER_MLX4);
 		if (dev) {
 			kv_held = dev;
 			pr_info(KV_NAME ": hold: %s held\n", name);

@@ -192,12 +192,12 @@ int kv_buf_alloc(struct kv_run *r, struct kv_buf *b, size_t size, u64 iova)
 	for (i = 0; i < npages; i++)
 		pages[i] = b->dma + ((u64)i << PAGE_SHIFT);
 	b->iova = iova;
-	b->mr = ib_reg_kernel_mr(r->pd, pages, npages, PAGE_SHIFT, iova, b->size,
+	b->mr = ibstack_reg_kernel_mr(r->pd, pages, npages, PAGE_SHIFT, iova, b->size,
 				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
 	kfree(pages);
 	if (IS_ERR_OR_NULL(b->mr)) {
-		ret = kv_fail(r, "ib_reg_kernel_mr(%u pages) failed: %ld", npages,
+		ret = kv_fail(r, "ibstack_reg_kernel_mr(%u pages) failed: %ld", npages,
 			      PTR_ERR(b->mr));
 		b->mr = NULL;
 		goto err_unmap;
@@ -354,7 +354,7 @@ int kv_cq_destroy(struct kv_cq *kc)
 	int ret = 0;
 
 	if (kc->cq) {
-		ret = ib_destroy_cq(kc->cq);
+		ret = ib_destroy_cq_user(kc->cq, NULL);
 		if (ret)
 			kv_fail(kc->r, "ib_destroy_cq failed: %d", ret);
 		else

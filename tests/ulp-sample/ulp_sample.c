@@ -161,8 +161,7 @@ static int us_test(struct us_dev *d)
 		pr_err("ibstack_ulp_sample: %s: no ACTIVE port\n", dev_name(&d->device->dev));
 		return -ENETDOWN;
 	}
-	/* S2D: ib_alloc_pd(device, flags) */
-	d->pd = ib_alloc_pd(d->device);
+	d->pd = ib_alloc_pd(d->device, 0);
 	if (IS_ERR(d->pd))
 		return PTR_ERR(xchg(&d->pd, NULL));
 	/* S3A switches this to ib_alloc_cq() (polled, no handler) */
