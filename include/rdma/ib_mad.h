@@ -95,8 +95,8 @@
 #define IB_MGMT_RMPP_TYPE_ABORT			4
 
 #define IB_MGMT_RMPP_FLAG_ACTIVE		1
-#define IB_MGMT_RMPP_FLAG_FIRST			(1 << 1)
-#define IB_MGMT_RMPP_FLAG_LAST			(1 << 2)
+#define IB_MGMT_RMPP_FLAG_FIRST			0x2
+#define IB_MGMT_RMPP_FLAG_LAST			0x4
 
 #define IB_MGMT_RMPP_NO_RESPTIME		0x1f
 

@@ -67,6 +67,7 @@ void km_mkey_cases(struct km_run *r, struct km_agent *ka);
 struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, __be16 attr, __be64 mkey,
 			  const u8 *data, int hops, const u8 *path,
 			  struct ib_mad_send_buf **bufp, const char **why);
+void km_sma_cases(struct km_run *r);
 void km_gsi_cases(struct km_run *r);
 void km_cancel_race_cases(struct km_run *r, struct km_agent *ka, u16 lid1);
 /* GMPs (kmad_gsi.c): fill a MAD's common header; post one to dlid's QP1 */
