@@ -107,7 +107,7 @@ static const struct km_sma_attr km_port_info = { IB_SMP_ATTR_PORT_INFO, 1, "port
 static const struct km_sma_attr km_pkey_table = { IB_SMP_ATTR_PKEY_TABLE, 0, "pkeytable" };
 static const struct km_sma_attr km_guid_info = { IB_SMP_ATTR_GUID_INFO, 0, "guidinfo" };
 static const struct km_sma_attr km_sl2vl = { IB_SMP_ATTR_SL_TO_VL_TABLE, 0, "sl2vl" };
-static const struct km_sma_attr km_vlarb = { IB_SMP_ATTR_VL_ARB_TABLE, 1, "vlarb" };
+static const struct km_sma_attr km_vlarb = { IB_SMP_ATTR_VL_ARB_TABLE, 1 << 16, "vlarb" };
 
 /* what every Get answered: the port's content, for the event cases */
 struct km_sma_seen {
