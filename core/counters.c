@@ -19,14 +19,14 @@
 /* Where a counter is in its attribute: byte offset, width in bits, shift. */
 struct ib_counter_attr {
 	struct ib_port_attribute	pa;
-	u16				attr_id;
+	__be16				attr_id;	/* IB_PMA_* */
 	u8				offset;
 	u8				width;	/* 4, 8, 16, 32 or 64 */
 	u8				shift;	/* 4-bit counters: right shift */
 };
 
 /* Fetches len bytes at offset of the PMA attribute attr_id of the port. */
-static int ib_pma_get(struct ib_device *device, u32 port, u16 attr_id,
+static int ib_pma_get(struct ib_device *device, u32 port, __be16 attr_id,
 		      unsigned int offset, void *data, size_t len)
 {
 	struct ib_pma_mad *in, *out;
@@ -46,9 +46,9 @@ static int ib_pma_get(struct ib_device *device, u32 port, u16 attr_id,
 	}
 	in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
 	in->mad_hdr.mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
-	in->mad_hdr.class_version = IB_PMA_CLASS_VERSION;
+	in->mad_hdr.class_version = 1;	/* PerfMgt */
 	in->mad_hdr.method = IB_MGMT_METHOD_GET;
-	in->mad_hdr.attr_id = cpu_to_be16(attr_id);
+	in->mad_hdr.attr_id = attr_id;
 	if (attr_id != IB_PMA_CLASS_PORT_INFO)
 		in->data[1] = port;	/* PortSelect */
 

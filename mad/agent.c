@@ -48,7 +48,7 @@ static int mad_check_reg(enum ib_qp_type qp_type, const struct ib_mad_reg_req *r
 		return -EINVAL;
 	if (!c || (c >= MAD_MAX_CLASS && c != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE))
 		return -EINVAL;
-	if (ib_is_mad_class_vendor_range2(c) && !mad_oui_set(reg->oui))
+	if (mad_is_vendor_range2(c) && !mad_oui_set(reg->oui))
 		return -EINVAL;
 	if (rmpp_version && !ib_is_mad_class_rmpp(c))
 		return -EINVAL;
@@ -63,7 +63,7 @@ static bool mad_reg_same_class(const struct ib_mad_reg_req *a,
 	if (a->mgmt_class != b->mgmt_class ||
 	    a->mgmt_class_version != b->mgmt_class_version)
 		return false;
-	return !ib_is_mad_class_vendor_range2(a->mgmt_class) ||
+	return !mad_is_vendor_range2(a->mgmt_class) ||
 	       !memcmp(a->oui, b->oui, sizeof(a->oui));
 }
 
@@ -131,6 +131,8 @@ struct ib_mad_agent *mad_register(struct mad_port *port, enum ib_qp_type qp_type
 	ap->agent.send_handler = send_handler;
 	ap->agent.context = context;
 	ap->agent.flags = flags;
+	/* security NULL, smp_allowed false: no LSM hooks (ib_mad.h) */
+	INIT_LIST_HEAD(&ap->agent.mad_agent_sec_list);
 	ap->agent.port_num = port->port_num;
 	ap->agent.rmpp_version = rmpp_version;
 	refcount_set(&ap->refs, 1);
@@ -284,7 +286,7 @@ struct mad_agent_priv *mad_find_by_method(struct mad_port *port, struct mad_qp *
 		    ap->reg->mgmt_class_version != hdr->class_version ||
 		    !test_bit(hdr->method, ap->reg->method_mask))
 			continue;
-		if (ib_is_mad_class_vendor_range2(hdr->mgmt_class) &&
+		if (mad_is_vendor_range2(hdr->mgmt_class) &&
 		    memcmp(ap->reg->oui, vmad->oui, sizeof(vmad->oui)))
 			continue;
 		mad_agent_get(ap);

@@ -39,6 +39,7 @@
 #define MAD_SEND_MAX		128	/* sends posted on one QP at a time */
 #define MAD_GRH_SIZE		((int)sizeof(struct ib_grh))
 #define MAD_RECV_BUF		(MAD_GRH_SIZE + IB_MGMT_MAD_SIZE)
+#define MAD_MAX_RETRIES		60	/* per send, upstream's limit */
 
 #define mad_dbg_rl(fmt, ...)	pr_debug_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)
 #define mad_warn_rl(fmt, ...)	pr_warn_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)
@@ -54,6 +55,17 @@ static inline void ibstack_mad_wire_size_checks(void)
 	BUILD_BUG_ON(sizeof(struct ib_grh) != 40);
 	BUILD_BUG_ON(sizeof(struct ib_rmpp_mad) != IB_MGMT_MAD_SIZE);
 	BUILD_BUG_ON(sizeof(struct ib_vendor_mad) != IB_MGMT_MAD_SIZE);
+	BUILD_BUG_ON(sizeof(struct ib_class_port_info) != 72);
+	BUILD_BUG_ON(sizeof(struct ib_mad_notice_attr) != 64);
+	BUILD_BUG_ON(sizeof(struct ib_node_info) != 40);
+	BUILD_BUG_ON(offsetof(struct ib_port_info, link_roundtrip_latency) != 57);
+}
+
+/* The vendor classes of range 2 (0x30-0x4f): with an OUI, RMPP allowed */
+static inline bool mad_is_vendor_range2(u8 mgmt_class)
+{
+	return mgmt_class >= IB_MGMT_CLASS_VENDOR_RANGE2_START &&
+	       mgmt_class <= IB_MGMT_CLASS_VENDOR_RANGE2_END;
 }
 
 struct mad_port;

@@ -70,13 +70,13 @@ static void mad_remove_device(struct ib_device *device, void *data)
 	kfree(md);
 }
 
-bool ib_is_mad_class_rmpp(u8 mgmt_class)
+int ib_is_mad_class_rmpp(u8 mgmt_class)
 {
 	return mgmt_class == IB_MGMT_CLASS_SUBN_ADM ||
 	       mgmt_class == IB_MGMT_CLASS_DEVICE_MGMT ||
 	       mgmt_class == IB_MGMT_CLASS_DEVICE_ADM ||
 	       mgmt_class == IB_MGMT_CLASS_BIS ||
-	       ib_is_mad_class_vendor_range2(mgmt_class);
+	       mad_is_vendor_range2(mgmt_class);
 }
 EXPORT_SYMBOL(ib_is_mad_class_rmpp);
 
@@ -88,13 +88,13 @@ int ib_get_mad_data_offset(u8 mgmt_class)
 	    mgmt_class == IB_MGMT_CLASS_DEVICE_ADM ||
 	    mgmt_class == IB_MGMT_CLASS_BIS)
 		return IB_MGMT_DEVICE_HDR;
-	if (ib_is_mad_class_vendor_range2(mgmt_class))
+	if (mad_is_vendor_range2(mgmt_class))
 		return IB_MGMT_VENDOR_HDR;
 	return IB_MGMT_MAD_HDR;
 }
 EXPORT_SYMBOL(ib_get_mad_data_offset);
 
-bool ib_mad_kernel_rmpp_agent(const struct ib_mad_agent *agent)
+int ib_mad_kernel_rmpp_agent(const struct ib_mad_agent *agent)
 {
 	return agent->rmpp_version && !(agent->flags & IB_MAD_USER_RMPP);
 }

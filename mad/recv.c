@@ -12,6 +12,15 @@
 #define MAD_POLL_BATCH	16
 #define MAD_POLL_BUDGET	256
 
+int ib_response_mad(const struct ib_mad_hdr *hdr)
+{
+	return (hdr->method & IB_MGMT_METHOD_RESP) ||
+	       hdr->method == IB_MGMT_METHOD_TRAP_REPRESS ||
+	       (hdr->mgmt_class == IB_MGMT_CLASS_BM &&
+		(hdr->attr_mod & IB_BM_ATTR_MOD_RESP));
+}
+EXPORT_SYMBOL(ib_response_mad);
+
 /*
  * The checks of IBA 13.4 / 14.2 that ib_mad makes before dispatch.  A class
  * version nobody speaks is not one of them: the SMA (for SMPs) answers it
@@ -29,7 +38,7 @@ static bool mad_recv_valid(struct mad_qp *mqp, struct mad_recv *r)
 		return false;
 	/* CM attributes but ClassPortInfo travel only as Send (upstream drops them) */
 	if (hdr->mgmt_class == IB_MGMT_CLASS_CM &&
-	    hdr->attr_id != cpu_to_be16(IB_MGMT_CLASSPORTINFO_ATTR_ID) &&
+	    hdr->attr_id != IB_MGMT_CLASSPORTINFO_ATTR_ID &&
 	    hdr->method != IB_MGMT_METHOD_SEND)
 		return false;
 	return true;

@@ -155,7 +155,7 @@ void mad_reply_unclaimed(struct mad_port *port, struct mad_qp *mqp, struct mad_r
 {
 	const struct ib_mad_hdr *hdr = recv_hdr(r);
 	struct ib_mad *out;
-	u16 status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	__be16 status = cpu_to_be16(IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB);
 
 	if (hdr->method != IB_MGMT_METHOD_GET && hdr->method != IB_MGMT_METHOD_SET)
 		return;
@@ -165,7 +165,7 @@ void mad_reply_unclaimed(struct mad_port *port, struct mad_qp *mqp, struct mad_r
 	out->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
 	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		status |= IB_SMP_DIRECTION;
-	out->mad_hdr.status = cpu_to_be16(status);
+	out->mad_hdr.status = status;
 	mad_send_back(port, mqp, &r->wc, r->rwc.recv_buf.grh, out);
 	kfree(out);
 }

@@ -219,7 +219,7 @@ static struct mad_recv *mad_rx_data(struct mad_agent_priv *ap, struct mad_recv *
 				    struct mad_rmpp_reply *reply,
 				    struct list_head *dead)
 {
-	const struct ib_rmpp_hdr *rh = mad_rmpp_hdr(r->rwc.recv_buf.mad);
+	struct ib_rmpp_hdr *rh = mad_rmpp_hdr(r->rwc.recv_buf.mad);
 	u8 flags = ib_get_rmpp_flags(rh);
 	int seg = be32_to_cpu(rh->seg_num);
 	struct mad_rmpp_rx *rx = mad_rx_find(ap, r);

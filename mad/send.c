@@ -290,7 +290,7 @@ static int mad_post_one(struct mad_send_wr *sw)
 	}
 	sw->local = false;
 	if (hdr->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
-		bool out = !(be16_to_cpu(smp->status) & IB_SMP_DIRECTION);
+		bool out = !(smp->status & IB_SMP_DIRECTION);
 
 		if ((out ? smp->dr_slid : smp->dr_dlid) == IB_LID_PERMISSIVE &&
 		    mad_smi_send(smp, ap->port->port_num) == MAD_SMI_DISCARD) {
@@ -311,7 +311,7 @@ static int mad_post_one(struct mad_send_wr *sw)
 	sw->timing = false;
 	sw->responded = false;
 	sw->status = IB_WC_SUCCESS;
-	sw->retries_left = min(sw->buf.retries, IB_MAD_MAX_RETRIES);
+	sw->retries_left = min(sw->buf.retries, MAD_MAX_RETRIES);
 	sw->seg_xmit = 1;
 	if (sw->rmpp) {
 		ret = mad_rmpp_send_start(sw);

@@ -11,7 +11,7 @@
 
 static bool smp_returning(const struct ib_smp *smp)
 {
-	return be16_to_cpu(smp->status) & IB_SMP_DIRECTION;
+	return smp->status & IB_SMP_DIRECTION;
 }
 
 /* An outbound SMP at the end of its path: for this node's SMA or SM. */

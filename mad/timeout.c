@@ -161,9 +161,3 @@ int ib_modify_mad(struct ib_mad_send_buf *send_buf, u32 timeout_ms)
 	return ret;
 }
 EXPORT_SYMBOL(ib_modify_mad);
-
-void ib_cancel_mad(struct ib_mad_send_buf *send_buf)
-{
-	ib_modify_mad(send_buf, 0);
-}
-EXPORT_SYMBOL(ib_cancel_mad);

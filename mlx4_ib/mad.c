@@ -75,8 +75,11 @@ out_inbox:
 	return err;
 }
 
-/* [sleep] A local Get of one SMA attribute; out holds the response. */
-int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, u16 attr_id,
+/*
+ * [sleep] A local Get of one SMA attribute (IB_SMP_ATTR_*); out holds the
+ * response.
+ */
+int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, __be16 attr_id,
 		      u32 attr_mod, struct ib_smp *out)
 {
 	struct ib_smp *in;
@@ -85,16 +88,13 @@ int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, u16 attr_id,
 	in = kzalloc(sizeof(*in), GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	in->base_version = IB_MGMT_BASE_VERSION;
-	in->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
-	in->class_version = IB_MGMT_CLASS_VERSION;
-	in->method = IB_MGMT_METHOD_GET;
-	in->attr_id = cpu_to_be16(attr_id);
+	ib_init_query_mad(in);
+	in->attr_id = attr_id;
 	in->attr_mod = cpu_to_be32(attr_mod);
 
 	err = mlx4_ib_mad_ifc(dev, MLX4_MAD_IFC_IGNORE_KEYS, port, NULL, NULL,
 			      in, out);
-	if (!err && (be16_to_cpu(out->status) & ~IB_SMP_DIRECTION))
+	if (!err && (out->status & ~IB_SMP_DIRECTION))
 		err = -EINVAL;
 	kfree(in);
 	return err;
@@ -108,6 +108,7 @@ static void mlx4_ib_snoop_smp(struct mlx4_ib_dev *dev, u32 port,
 			      const struct ib_mad *in, u16 prev_lid, u16 prev_sm_lid)
 {
 	const struct ib_smp *smp = (const struct ib_smp *)in;
+	const struct ib_port_info *pi = (const struct ib_port_info *)smp->data;
 	struct ib_event ev = { .device = &dev->ib_dev, .element.port_num = port };
 	u16 lid, sm_lid;
 
@@ -117,10 +118,10 @@ static void mlx4_ib_snoop_smp(struct mlx4_ib_dev *dev, u32 port,
 	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
 		return;
 
-	switch (be16_to_cpu(smp->attr_id)) {
+	switch (smp->attr_id) {
 	case IB_SMP_ATTR_PORT_INFO:
-		lid = be16_to_cpup((const __be16 *)(smp->data + 16));
-		sm_lid = be16_to_cpup((const __be16 *)(smp->data + 18));
+		lid = be16_to_cpu(pi->lid);
+		sm_lid = be16_to_cpu(pi->sm_lid);
 		if (lid != prev_lid) {
 			ev.event = IB_EVENT_LID_CHANGE;
 			ib_dispatch_event(&ev);
@@ -129,7 +130,7 @@ static void mlx4_ib_snoop_smp(struct mlx4_ib_dev *dev, u32 port,
 			ev.event = IB_EVENT_SM_CHANGE;
 			ib_dispatch_event(&ev);
 		}
-		if (smp->data[51] & 0x80) {	/* ClientReregister */
+		if (pi->clientrereg_resv_subnetto & 0x80) {	/* ClientReregister */
 			ev.event = IB_EVENT_CLIENT_REREGISTER;
 			ib_dispatch_event(&ev);
 		}
@@ -159,7 +160,7 @@ static bool mlx4_ib_mad_for_firmware(const struct ib_mad *in)
 		    method != IB_MGMT_METHOD_TRAP_REPRESS)
 			return false;
 		/* the SMA has no SMInfo: that belongs to a subnet manager */
-		return be16_to_cpu(in->mad_hdr.attr_id) != IB_SMP_ATTR_SM_INFO;
+		return in->mad_hdr.attr_id != IB_SMP_ATTR_SM_INFO;
 	case IB_MGMT_CLASS_PERF_MGMT:
 	case 0x09:	/* vendor classes the firmware agents answer */
 	case 0x0a:
@@ -178,7 +179,7 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	struct mlx4_ib_dev *dev = to_mdev(ibdev);
 	bool is_set_portinfo;
 	u16 prev_lid = 0, prev_sm_lid = 0;
-	struct ib_smp *pi;
+	struct ib_smp *smp;
 	int op_mod = 0;
 	int err;
 
@@ -188,17 +189,19 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		return IB_MAD_RESULT_SUCCESS;
 
 	is_set_portinfo = in->mad_hdr.method == IB_MGMT_METHOD_SET &&
-			  be16_to_cpu(in->mad_hdr.attr_id) == IB_SMP_ATTR_PORT_INFO &&
+			  in->mad_hdr.attr_id == IB_SMP_ATTR_PORT_INFO &&
 			  (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
 			   in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE);
 	if (is_set_portinfo) {
-		pi = kzalloc(sizeof(*pi), GFP_KERNEL);
-		if (pi && !mlx4_ib_query_smp(dev, port, IB_SMP_ATTR_PORT_INFO,
-					     port, pi)) {
-			prev_lid = be16_to_cpup((__be16 *)(pi->data + 16));
-			prev_sm_lid = be16_to_cpup((__be16 *)(pi->data + 18));
+		smp = kzalloc(sizeof(*smp), GFP_KERNEL);
+		if (smp && !mlx4_ib_query_smp(dev, port, IB_SMP_ATTR_PORT_INFO,
+					      port, smp)) {
+			const struct ib_port_info *pi = (void *)smp->data;
+
+			prev_lid = be16_to_cpu(pi->lid);
+			prev_sm_lid = be16_to_cpu(pi->sm_lid);
 		}
-		kfree(pi);
+		kfree(smp);
 	}
 
 	if (mad_flags & IB_MAD_IGNORE_MKEY)
@@ -224,11 +227,11 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	}
 
 	/* a directed-route reply carries the D bit: not an error */
-	if (!(be16_to_cpu(out->mad_hdr.status) & ~IB_SMP_DIRECTION))
+	if (!(out->mad_hdr.status & ~IB_SMP_DIRECTION))
 		mlx4_ib_snoop_smp(dev, port, in, prev_lid, prev_sm_lid);
 
 	if (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
-		out->mad_hdr.status |= cpu_to_be16(IB_SMP_DIRECTION);
+		out->mad_hdr.status |= IB_SMP_DIRECTION;
 	if (in->mad_hdr.method == IB_MGMT_METHOD_TRAP_REPRESS)
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;

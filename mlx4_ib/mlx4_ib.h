@@ -40,7 +40,7 @@
 	dev_info(&(ibdev)->dev->pdev->dev, DRV_NAME ": " fmt, ##__VA_ARGS__)
 
 /* SMP attribute of the Mellanox extended port information (FDR10) */
-#define MLX4_ATTR_EXTENDED_PORT_INFO	0xff90
+#define MLX4_ATTR_EXTENDED_PORT_INFO	cpu_to_be16(0xff90)
 
 /* MAD_IFC op_modifier bits */
 enum {
@@ -235,7 +235,7 @@ void mlx4_ib_close_port(struct mlx4_ib_dev *dev, u32 port);
 int mlx4_ib_mad_ifc(struct mlx4_ib_dev *dev, int op_mod, u32 port,
 		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		    const void *in_mad, void *response_mad);
-int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, u16 attr_id,
+int mlx4_ib_query_smp(struct mlx4_ib_dev *dev, u32 port, __be16 attr_id,
 		      u32 attr_mod, struct ib_smp *out);
 int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 			const struct ib_wc *in_wc, const struct ib_grh *in_grh,

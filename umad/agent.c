@@ -15,7 +15,7 @@
 /* What one registration asks for, from either REGISTER ioctl. */
 struct umad_reg {
 	u32			qpn;
-	u32			flags;		/* enum ib_mad_reg_flags */
+	u32			flags;		/* IB_MAD_USER_RMPP or 0 */
 	u8			rmpp_version;
 	bool			has_class;	/* else send-only */
 	struct ib_mad_reg_req	req;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Performance management MADs (IBA vol. 1, chapter 16.1): the PMA layout
- * and the port counter attributes.  Every multi-byte field is big-endian.
+ * Performance management MADs (IBA vol. 1, chapter 16.1): the PMA layout,
+ * the port counter and sampling attributes, and their select bits.  Every
+ * multi-byte field is big-endian, and so are the attribute ids, the
+ * ClassPortInfo capability bits and the counter select bits below: use
+ * them on the wire fields as they are.
  */
 #ifndef IBSTACK_RDMA_IB_PMA_H
 #define IBSTACK_RDMA_IB_PMA_H
@@ -11,10 +14,19 @@
 #include <linux/compiler.h>
 #include <rdma/ib_mad.h>
 
+/* The PMA's ClassPortInfo:CapabilityMask bits */
+#define IB_PMA_CLASS_CAP_ALLPORTSELECT		cpu_to_be16(1 << 8)
+#define IB_PMA_CLASS_CAP_EXT_WIDTH		cpu_to_be16(1 << 9)
+#define IB_PMA_CLASS_CAP_EXT_WIDTH_NOIETF	cpu_to_be16(1 << 10)
+#define IB_PMA_CLASS_CAP_XMIT_WAIT		cpu_to_be16(1 << 12)
+
 /* Performance management attributes */
-#define IB_PMA_CLASS_PORT_INFO		0x0001
-#define IB_PMA_PORT_COUNTERS		0x0012
-#define IB_PMA_PORT_COUNTERS_EXT	0x001d
+#define IB_PMA_CLASS_PORT_INFO			cpu_to_be16(0x0001)
+#define IB_PMA_PORT_SAMPLES_CONTROL		cpu_to_be16(0x0010)
+#define IB_PMA_PORT_SAMPLES_RESULT		cpu_to_be16(0x0011)
+#define IB_PMA_PORT_COUNTERS			cpu_to_be16(0x0012)
+#define IB_PMA_PORT_COUNTERS_EXT		cpu_to_be16(0x001d)
+#define IB_PMA_PORT_SAMPLES_RESULT_EXT		cpu_to_be16(0x001e)
 
 /* Performance management: 40 reserved bytes precede the attribute data. */
 struct ib_pma_mad {
@@ -22,6 +34,42 @@ struct ib_pma_mad {
 	u8			reserved[40];
 	u8			data[192];
 } __packed;
+
+/* PortSamplesControl (attribute 0x0010) */
+struct ib_pma_portsamplescontrol {
+	u8	opcode;
+	u8	port_select;
+	u8	tick;
+	u8	counter_width;			/* 2:0 */
+	__be32	counter_mask0_9;		/* 2 reserved bits, ten 3-bit masks */
+	__be16	counter_mask10_14;		/* 1 reserved bit, five 3-bit masks */
+	u8	sample_mechanisms;
+	u8	sample_status;			/* 1:0 */
+	__be64	option_mask;
+	__be64	vendor_mask;
+	__be32	sample_start;
+	__be32	sample_interval;
+	__be16	tag;
+	__be16	counter_select[15];
+	__be32	reserved1;
+	__be64	samples_only_option_mask;
+	__be32	reserved2[28];
+};
+
+/* PortSamplesResult (attribute 0x0011) */
+struct ib_pma_portsamplesresult {
+	__be16	tag;
+	__be16	sample_status;			/* 1:0 */
+	__be32	counter[15];
+};
+
+/* PortSamplesResultExtended (attribute 0x001e) */
+struct ib_pma_portsamplesresult_ext {
+	__be16	tag;
+	__be16	sample_status;			/* 1:0 */
+	__be32	extended_width;			/* 31:30 */
+	__be64	counter[15];
+};
 
 /* PortCounters (attribute 0x0012), the part after the 40 reserved bytes. */
 struct ib_pma_portcounters {
@@ -38,7 +86,7 @@ struct ib_pma_portcounters {
 	u8	port_xmit_constraint_errors;
 	u8	port_rcv_constraint_errors;
 	u8	reserved1;
-	u8	link_overrun_errors;	/* local link integrity (4), buffer overrun (4) */
+	u8	link_overrun_errors;	/* local link integrity 7:4, buffer overrun 3:0 */
 	__be16	reserved2;
 	__be16	vl15_dropped;
 	__be32	port_xmit_data;
@@ -47,6 +95,21 @@ struct ib_pma_portcounters {
 	__be32	port_rcv_packets;
 	__be32	port_xmit_wait;
 } __packed;
+
+/* PortCounters:CounterSelect bits (which counters a Set clears) */
+#define IB_PMA_SEL_SYMBOL_ERROR			cpu_to_be16(0x0001)
+#define IB_PMA_SEL_LINK_ERROR_RECOVERY		cpu_to_be16(0x0002)
+#define IB_PMA_SEL_LINK_DOWNED			cpu_to_be16(0x0004)
+#define IB_PMA_SEL_PORT_RCV_ERRORS		cpu_to_be16(0x0008)
+#define IB_PMA_SEL_PORT_RCV_REMPHYS_ERRORS	cpu_to_be16(0x0010)
+#define IB_PMA_SEL_PORT_XMIT_DISCARDS		cpu_to_be16(0x0040)
+#define IB_PMA_SEL_LOCAL_LINK_INTEGRITY_ERRORS	cpu_to_be16(0x0200)
+#define IB_PMA_SEL_EXCESSIVE_BUFFER_OVERRUNS	cpu_to_be16(0x0400)
+#define IB_PMA_SEL_PORT_VL15_DROPPED		cpu_to_be16(0x0800)
+#define IB_PMA_SEL_PORT_XMIT_DATA		cpu_to_be16(0x1000)
+#define IB_PMA_SEL_PORT_RCV_DATA		cpu_to_be16(0x2000)
+#define IB_PMA_SEL_PORT_XMIT_PACKETS		cpu_to_be16(0x4000)
+#define IB_PMA_SEL_PORT_RCV_PACKETS		cpu_to_be16(0x8000)
 
 /* PortCountersExtended (attribute 0x001d). */
 struct ib_pma_portcounters_ext {
@@ -63,5 +126,15 @@ struct ib_pma_portcounters_ext {
 	__be64	port_multicast_xmit_packets;
 	__be64	port_multicast_rcv_packets;
 } __packed;
+
+/* PortCountersExtended:CounterSelect bits */
+#define IB_PMA_SELX_PORT_XMIT_DATA		cpu_to_be16(0x0001)
+#define IB_PMA_SELX_PORT_RCV_DATA		cpu_to_be16(0x0002)
+#define IB_PMA_SELX_PORT_XMIT_PACKETS		cpu_to_be16(0x0004)
+#define IB_PMA_SELX_PORT_RCV_PACKETS		cpu_to_be16(0x0008)
+#define IB_PMA_SELX_PORT_UNI_XMIT_PACKETS	cpu_to_be16(0x0010)
+#define IB_PMA_SELX_PORT_UNI_RCV_PACKETS	cpu_to_be16(0x0020)
+#define IB_PMA_SELX_PORT_MULTI_XMIT_PACKETS	cpu_to_be16(0x0040)
+#define IB_PMA_SELX_PORT_MULTI_RCV_PACKETS	cpu_to_be16(0x0080)
 
 #endif /* IBSTACK_RDMA_IB_PMA_H */

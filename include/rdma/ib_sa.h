@@ -50,6 +50,8 @@
 #define IB_SA_ATTR_MC_MEMBER_REC	0x0038
 #define IB_SA_ATTR_SERVICE_REC		0x0031
 
+#define IB_SA_CLASS_VERSION		2
+
 /* SA methods beyond the common ones of <rdma/ib_mad.h> */
 #define IB_SA_METHOD_GET_TABLE		0x12
 #define IB_SA_METHOD_GET_TABLE_RESP	0x92

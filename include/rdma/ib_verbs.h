@@ -51,16 +51,20 @@
  */
 struct ib_mad;
 
-/* Result flags of a device's process_mad() */
-#define IB_MAD_RESULT_FAILURE		0
-#define IB_MAD_RESULT_SUCCESS		BIT(0)
-#define IB_MAD_RESULT_REPLY		BIT(1)
-#define IB_MAD_RESULT_CONSUMED		BIT(2)
+/* mad_flags of process_mad(): key checks the agent skips */
+enum ib_process_mad_flags {
+	IB_MAD_IGNORE_MKEY	= 1,
+	IB_MAD_IGNORE_BKEY	= 2,
+	IB_MAD_IGNORE_ALL	= IB_MAD_IGNORE_MKEY | IB_MAD_IGNORE_BKEY
+};
 
-/* mad_flags of process_mad() */
-#define IB_MAD_IGNORE_MKEY		1
-#define IB_MAD_IGNORE_BKEY		2
-#define IB_MAD_IGNORE_ALL		(IB_MAD_IGNORE_MKEY | IB_MAD_IGNORE_BKEY)
+/* What process_mad() returns: SUCCESS, and with it REPLY or CONSUMED */
+enum ib_mad_result {
+	IB_MAD_RESULT_FAILURE	= 0,		/* not processed */
+	IB_MAD_RESULT_SUCCESS	= 1 << 0,	/* processed */
+	IB_MAD_RESULT_REPLY	= 1 << 1,	/* the out MAD is to be sent back */
+	IB_MAD_RESULT_CONSUMED	= 1 << 2	/* nothing else may process it */
+};
 
 #define IB_LID_PERMISSIVE		cpu_to_be16(0xffff)
 #define IB_MULTICAST_QPN		0xffffff
@@ -231,34 +235,6 @@ enum ib_port_speed {
 	IB_SPEED_NDR = 128,
 };
 
-/* PortInfo:CapabilityMask bits (IBA 14.2.5.6) */
-enum ib_port_cap_flags {
-	IB_PORT_SM = BIT(1),
-	IB_PORT_NOTICE_SUP = BIT(2),
-	IB_PORT_TRAP_SUP = BIT(3),
-	IB_PORT_OPT_IPD_SUP = BIT(4),
-	IB_PORT_AUTO_MIGR_SUP = BIT(5),
-	IB_PORT_SL_MAP_SUP = BIT(6),
-	IB_PORT_MKEY_NVRAM = BIT(7),
-	IB_PORT_PKEY_NVRAM = BIT(8),
-	IB_PORT_LED_INFO_SUP = BIT(9),
-	IB_PORT_SM_DISABLED = BIT(10),
-	IB_PORT_SYS_IMAGE_GUID_SUP = BIT(11),
-	IB_PORT_PKEY_SW_EXT_PORT_TRAP_SUP = BIT(12),
-	IB_PORT_EXTENDED_SPEEDS_SUP = BIT(14),
-	IB_PORT_CAP_MASK2_SUP = BIT(15),
-	IB_PORT_CM_SUP = BIT(16),
-	IB_PORT_SNMP_TUNNEL_SUP = BIT(17),
-	IB_PORT_REINIT_SUP = BIT(18),
-	IB_PORT_DEVICE_MGMT_SUP = BIT(19),
-	IB_PORT_VENDOR_CLASS_SUP = BIT(20),
-	IB_PORT_DR_NOTICE_SUP = BIT(21),
-	IB_PORT_CAP_MASK_NOTICE_SUP = BIT(22),
-	IB_PORT_BOOT_MGMT_SUP = BIT(23),
-	IB_PORT_LINK_LATENCY_SUP = BIT(24),
-	IB_PORT_CLIENT_REG_SUP = BIT(25),
-};
-
 /* ---------------------------------------------------------------------- */
 /* Device and port attributes */
 
@@ -403,7 +379,7 @@ struct ib_port_attr {
 	u32			phys_mtu;	/* bytes */
 	int			gid_tbl_len;
 	unsigned int		ip_gids:1;	/* RoCE: GIDs from IP addresses */
-	u32			port_cap_flags;	/* enum ib_port_cap_flags */
+	u32			port_cap_flags;	/* enum ib_port_capability_mask_bits */
 	u32			max_msg_sz;
 	u32			bad_pkey_cntr;
 	u32			qkey_viol_cntr;

@@ -64,15 +64,17 @@ void km_mkey_cases(struct km_run *r, struct km_agent *ka);
  * A DR SMP from ka (kmad_smp.c) with mkey in its header and data (if not
  * NULL): its response (in ka->rwc) or NULL with *why.
  */
-struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, u16 attr, __be64 mkey,
+struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, __be16 attr, __be64 mkey,
 			  const u8 *data, int hops, const u8 *path,
 			  struct ib_mad_send_buf **bufp, const char **why);
+void km_sma_cases(struct km_run *r);
 void km_gsi_cases(struct km_run *r);
 void km_cancel_race_cases(struct km_run *r, struct km_agent *ka, u16 lid1);
 /* GMPs (kmad_gsi.c): fill a MAD's common header; post one to dlid's QP1 */
-void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, u16 attr, u32 tid);
+void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, __be16 attr,
+		 u32 tid);
 struct ib_mad_send_buf *km_gmp_post(struct km_agent *ka, u16 dlid, u8 mclass, u8 version,
-				    u8 method, u16 attr, int timeout, int retries);
+				    u8 method, __be16 attr, int timeout, int retries);
 void km_rmpp_cases(struct km_run *r);
 void km_rmpp_wire_cases(struct km_run *r);
 void km_rmpp_bound_cases(struct km_run *r);

@@ -87,7 +87,8 @@ static void km_cancel_then_response_case(struct km_run *r, struct km_agent *ka,
 		buf = NULL;
 		goto out;
 	}
-	km_gmp_fill(buf->mad, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT, 0x40, 1);
+	km_gmp_fill(buf->mad, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
+		    cpu_to_be16(0x40), 1);
 	if (ib_post_send_mad(buf, NULL)) {
 		km_send_free(buf);
 		why = "blocker not posted";
@@ -103,7 +104,7 @@ static void km_cancel_then_response_case(struct km_run *r, struct km_agent *ka,
 	km_agent_reset(ka);
 	for (i = 0; i < KM_FILLERS; i++) {
 		if (!km_gmp_post(kf, KM_NOBODY, IB_MGMT_CLASS_SUBN_ADM, 2,
-				 IB_MGMT_METHOD_REPORT, 0x41, 0, 0)) {
+				 IB_MGMT_METHOD_REPORT, cpu_to_be16(0x41), 0, 0)) {
 			why = "filler not posted";
 			goto out_release;
 		}

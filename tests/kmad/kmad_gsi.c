@@ -13,26 +13,26 @@
 
 #define KM_NSENDS	300
 
-void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, u16 attr, u32 tid)
+void km_gmp_fill(struct ib_mad *mad, u8 mclass, u8 version, u8 method, __be16 attr, u32 tid)
 {
 	mad->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
 	mad->mad_hdr.mgmt_class = mclass;
 	mad->mad_hdr.class_version = version;
 	mad->mad_hdr.method = method;
-	mad->mad_hdr.attr_id = cpu_to_be16(attr);
+	mad->mad_hdr.attr_id = attr;
 	mad->mad_hdr.tid = cpu_to_be64(tid);
 }
 
 /* posts one GMP from ka to dlid's QP1; the buffer or NULL */
 struct ib_mad_send_buf *km_gmp_post(struct km_agent *ka, u16 dlid, u8 mclass, u8 version,
-				    u8 method, u16 attr, int timeout, int retries)
+				    u8 method, __be16 attr, int timeout, int retries)
 {
 	struct ib_mad_send_buf *buf;
 
 	buf = km_send_buf(ka, dlid, 1, 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA);
 	if (IS_ERR(buf))
 		return NULL;
-	km_gmp_fill(buf->mad, mclass, version, method, attr, 0x77000000 | attr);
+	km_gmp_fill(buf->mad, mclass, version, method, attr, 0x77000000 | be16_to_cpu(attr));
 	buf->timeout_ms = timeout;
 	buf->retries = retries;
 	if (ib_post_send_mad(buf, NULL)) {
@@ -96,7 +96,8 @@ static void km_request_case(struct km_run *r, struct km_agent *ka, u16 lid1, u16
 		return;
 	}
 	km_agent_reset(ka);
-	buf = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SEND, 0x10, 0, 0);
+	buf = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SEND,
+			  cpu_to_be16(0x10), 0, 0);
 	if (!buf) {
 		km_fail(r, name, "post failed");
 	} else if (!km_wait(&kb->recv_done, 3000)) {
@@ -127,7 +128,7 @@ static void km_timeout_cases(struct km_run *r, struct km_agent *ka, u16 dlid)
 	km_agent_reset(ka);
 	t0 = jiffies;
 	buf = km_gmp_post(ka, dlid, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
-			  0x20, 200, 2);
+			  cpu_to_be16(0x20), 200, 2);
 	if (!buf) {
 		km_fail(r, "gsi-timeout-after-retries", "post failed");
 	} else if (!km_wait(&ka->send_done, 5000)) {
@@ -145,7 +146,7 @@ static void km_timeout_cases(struct km_run *r, struct km_agent *ka, u16 dlid)
 
 	km_agent_reset(ka);
 	buf = km_gmp_post(ka, dlid, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
-			  0x21, 10000, 0);
+			  cpu_to_be16(0x21), 10000, 0);
 	if (!buf) {
 		km_fail(r, "gsi-cancel", "post failed");
 	} else {
@@ -165,7 +166,7 @@ static void km_timeout_cases(struct km_run *r, struct km_agent *ka, u16 dlid)
 	km_agent_reset(ka);
 	t0 = jiffies;
 	buf = km_gmp_post(ka, dlid, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
-			  0x22, 10000, 0);
+			  cpu_to_be16(0x22), 10000, 0);
 	if (!buf) {
 		km_fail(r, "gsi-modify-timeout", "post failed");
 	} else {
@@ -190,7 +191,7 @@ static void km_timeout_cases(struct km_run *r, struct km_agent *ka, u16 dlid)
 struct km_seen {
 	int	n;
 	u8	method[4];
-	u16	attr[4];
+	__be16	attr[4];
 };
 
 static void km_cm_seen(struct km_agent *kb, struct ib_mad_recv_wc *rwc)
@@ -200,7 +201,7 @@ static void km_cm_seen(struct km_agent *kb, struct ib_mad_recv_wc *rwc)
 
 	if (seen->n < ARRAY_SIZE(seen->method)) {
 		seen->method[seen->n] = hdr->method;
-		seen->attr[seen->n] = be16_to_cpu(hdr->attr_id);
+		seen->attr[seen->n] = hdr->attr_id;
 	}
 	seen->n++;
 }
@@ -229,10 +230,12 @@ static void km_cm_filter_case(struct km_run *r, struct km_agent *ka, u16 lid2)
 	kb->on_recv = km_cm_seen;
 	km_agent_reset(ka);
 	/* in this order on one path: the Send arrives last */
-	buf[0] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET, 0x10, 0, 0);
+	buf[0] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET,
+			     cpu_to_be16(0x10), 0, 0);
 	buf[1] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET,
 			     IB_MGMT_CLASSPORTINFO_ATTR_ID, 0, 0);
-	buf[2] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SEND, 0x10, 0, 0);
+	buf[2] = km_gmp_post(ka, lid2, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SEND,
+			     cpu_to_be16(0x10), 0, 0);
 	for (i = 0; i < 100 && READ_ONCE(seen->n) < 2; i++)
 		km_wait(&kb->recv_done, 50);
 	if (!buf[0] || !buf[1] || !buf[2])
@@ -244,7 +247,7 @@ static void km_cm_filter_case(struct km_run *r, struct km_agent *ka, u16 lid2)
 		 seen->attr[0] != IB_MGMT_CLASSPORTINFO_ATTR_ID ||
 		 seen->method[1] != IB_MGMT_METHOD_SEND)
 		km_fail(r, name, "the agent got method 0x%x attr 0x%x first, %d MADs in all",
-			seen->method[0], seen->attr[0], seen->n);
+			seen->method[0], be16_to_cpu(seen->attr[0]), seen->n);
 	else
 		km_pass(r, name);
 	/* the sends have no timeout: each completes once it is sent */
@@ -269,7 +272,7 @@ static void km_unregister_case(struct km_run *r, u16 dlid)
 		return;
 	kc->free_sends = true;
 	buf = km_gmp_post(kc, dlid, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_REPORT,
-			  0x23, 30000, 0);
+			  cpu_to_be16(0x23), 30000, 0);
 	if (!buf) {
 		km_fail(r, name, "post failed");
 		km_agent_close(kc);
@@ -294,7 +297,7 @@ static void km_many_case(struct km_run *r, struct km_agent *ka, u16 dlid)
 	ka->free_sends = true;
 	for (i = 0; i < KM_NSENDS; i++) {
 		buf = km_gmp_post(ka, dlid, IB_MGMT_CLASS_SUBN_ADM, 2,
-				  IB_MGMT_METHOD_REPORT, 0x30, 0, 0);
+				  IB_MGMT_METHOD_REPORT, cpu_to_be16(0x30), 0, 0);
 		if (!buf)
 			break;
 		posted++;
@@ -333,8 +336,8 @@ void km_gsi_cases(struct km_run *r)
 	km_pma_case(r, ka, lid2, "pma-portcounters-other-port");
 
 	km_agent_reset(ka);
-	buf = km_gmp_post(ka, lid2, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_GET, 0x35,
-			  1000, 1);
+	buf = km_gmp_post(ka, lid2, IB_MGMT_CLASS_SUBN_ADM, 2, IB_MGMT_METHOD_GET,
+			  cpu_to_be16(0x35), 1000, 1);
 	if (!buf || !km_wait(&ka->send_done, 5000) || !ka->rwc) {
 		km_fail(r, "gsi-unclaimed-get-unsupported", "no response");
 	} else {

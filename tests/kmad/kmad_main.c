@@ -27,6 +27,7 @@ static void km_work(struct work_struct *work)
 
 	km_reg_cases(&run);
 	km_smp_cases(&run);
+	km_sma_cases(&run);
 	km_gsi_cases(&run);
 	km_rmpp_cases(&run);
 	km_rmpp_wire_cases(&run);

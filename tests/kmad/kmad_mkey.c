@@ -22,7 +22,7 @@
 static bool km_smp_ok(const struct ib_smp *smp)
 {
 	return smp->method == IB_MGMT_METHOD_GET_RESP &&
-	       !(be16_to_cpu(smp->status) & ~IB_SMP_DIRECTION);
+	       !(smp->status & ~IB_SMP_DIRECTION);
 }
 
 /*

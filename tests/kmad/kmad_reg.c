@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The MAD layer test client: agent registration, good and bad. */
 #include <linux/slab.h>
+#include <rdma/ib_sa.h>
 
 #include "kmad.h"
 
@@ -52,7 +53,7 @@ void km_reg_cases(struct km_run *r)
 	static const u8 sm_methods[] = { IB_MGMT_METHOD_GET, IB_MGMT_METHOD_SET,
 					 IB_MGMT_METHOD_TRAP, IB_MGMT_METHOD_TRAP_REPRESS };
 	static const u8 sa_methods[] = { IB_MGMT_METHOD_GET, IB_MGMT_METHOD_SET,
-					 IB_MGMT_METHOD_GET_TABLE, IB_MGMT_METHOD_DELETE,
+					 IB_SA_METHOD_GET_TABLE, IB_SA_METHOD_DELETE,
 					 0x14 /* GetMulti */ };
 	static const u8 get[] = { IB_MGMT_METHOD_GET };
 	static const u8 oui[3] = { 0x00, 0x14, 0x05 };

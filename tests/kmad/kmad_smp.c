@@ -12,7 +12,7 @@
 #define KM_NI_NODE_GUID		12	/* NodeInfo offsets in smp->data */
 #define KM_NI_LOCAL_PORT	36
 
-static void km_dr_fill(struct ib_smp *smp, u8 method, u16 attr, int hops, const u8 *path,
+static void km_dr_fill(struct ib_smp *smp, u8 method, __be16 attr, int hops, const u8 *path,
 		       u32 tid)
 {
 	int i;
@@ -21,7 +21,7 @@ static void km_dr_fill(struct ib_smp *smp, u8 method, u16 attr, int hops, const 
 	smp->mgmt_class = IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
 	smp->class_version = 1;
 	smp->method = method;
-	smp->attr_id = cpu_to_be16(attr);
+	smp->attr_id = attr;
 	smp->tid = cpu_to_be64(tid);
 	smp->hop_cnt = hops;
 	smp->dr_slid = IB_LID_PERMISSIVE;
@@ -35,7 +35,7 @@ static void km_dr_fill(struct ib_smp *smp, u8 method, u16 attr, int hops, const 
  * and waits for its response (kept in ka->rwc); NULL with the reason in
  * *why otherwise.
  */
-struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, u16 attr, __be64 mkey,
+struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, __be16 attr, __be64 mkey,
 			  const u8 *data, int hops, const u8 *path,
 			  struct ib_mad_send_buf **bufp, const char **why)
 {
@@ -51,7 +51,7 @@ struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, u16 attr, __be64 mkey,
 	}
 	*bufp = buf;
 	smp = buf->mad;
-	km_dr_fill(smp, method, attr, hops, path, 0x5a5a0000 | method << 8 | attr);
+	km_dr_fill(smp, method, attr, hops, path, 0x5a5a0000 | method << 8 | be16_to_cpu(attr));
 	smp->mkey = mkey;
 	if (data)
 		memcpy(smp->data, data, sizeof(smp->data));
@@ -77,7 +77,7 @@ struct ib_smp *km_dr_send(struct km_agent *ka, u8 method, u16 attr, __be64 mkey,
 	return (struct ib_smp *)ka->rwc->recv_buf.mad;
 }
 
-static struct ib_smp *km_dr_get(struct km_agent *ka, u16 attr, int hops, const u8 *path,
+static struct ib_smp *km_dr_get(struct km_agent *ka, __be16 attr, int hops, const u8 *path,
 				struct ib_mad_send_buf **bufp, const char **why)
 {
 	return km_dr_send(ka, IB_MGMT_METHOD_GET, attr, 0, NULL, hops, path, bufp, why);
@@ -97,7 +97,7 @@ static void km_nodeinfo_case(struct km_run *r, struct km_agent *ka, const char *
 		goto out;
 	}
 	memcpy(&guid, smp->data + KM_NI_NODE_GUID, sizeof(guid));
-	if (smp->method != IB_MGMT_METHOD_GET_RESP || smp->status != cpu_to_be16(IB_SMP_DIRECTION))
+	if (smp->method != IB_MGMT_METHOD_GET_RESP || smp->status != IB_SMP_DIRECTION)
 		km_fail(r, name, "method 0x%x status 0x%x", smp->method, be16_to_cpu(smp->status));
 	else if (guid != r->dev->node_guid)
 		km_fail(r, name, "node GUID %016llx, ours %016llx", be64_to_cpu(guid),
@@ -128,7 +128,7 @@ static void km_sm_recv(struct km_agent *sm, struct ib_mad_recv_wc *rwc)
 	memcpy(buf->mad, req, IB_MGMT_MAD_SIZE);
 	req = buf->mad;
 	req->method = IB_MGMT_METHOD_GET_RESP;
-	req->status = cpu_to_be16(IB_SMP_DIRECTION);
+	req->status = IB_SMP_DIRECTION;
 	req->data[0] = 0x42;		/* recognisable */
 	if (ib_post_send_mad(buf, NULL))
 		km_send_free(buf);
@@ -201,7 +201,7 @@ static void km_bad_version_case(struct km_run *r)
 	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
 	smp->class_version = 2;
 	smp->method = IB_MGMT_METHOD_GET;
-	smp->attr_id = cpu_to_be16(IB_SMP_ATTR_NODE_INFO);
+	smp->attr_id = IB_SMP_ATTR_NODE_INFO;
 	smp->tid = cpu_to_be64(0x5b5b0002);
 	buf->timeout_ms = 1000;
 	buf->retries = 1;
