@@ -228,18 +228,21 @@ static bool sa_mc_rec_matches(const struct ib_sa_mcmember_rec *g,
 			      const struct ib_sa_mcmember_rec *r,
 			      ib_sa_comp_mask mask)
 {
-#define SA_MC_DIFFERS(bit, field) ((mask & IB_SA_MCMEMBER_REC_##bit) && \
-				   g->field != r->field)
 	if ((mask & IB_SA_MCMEMBER_REC_PORT_GID) &&
 	    memcmp(g->port_gid.raw, r->port_gid.raw, sizeof(g->port_gid)))
 		return false;
-	if (SA_MC_DIFFERS(QKEY, qkey) || SA_MC_DIFFERS(MLID, mlid) ||
-	    SA_MC_DIFFERS(TRAFFIC_CLASS, traffic_class) ||
-	    SA_MC_DIFFERS(PKEY, pkey) || SA_MC_DIFFERS(SL, sl) ||
-	    SA_MC_DIFFERS(FLOW_LABEL, flow_label) ||
-	    SA_MC_DIFFERS(HOP_LIMIT, hop_limit) || SA_MC_DIFFERS(SCOPE, scope))
+	if (((mask & IB_SA_MCMEMBER_REC_QKEY) && g->qkey != r->qkey) ||
+	    ((mask & IB_SA_MCMEMBER_REC_MLID) && g->mlid != r->mlid) ||
+	    ((mask & IB_SA_MCMEMBER_REC_TRAFFIC_CLASS) &&
+	     g->traffic_class != r->traffic_class) ||
+	    ((mask & IB_SA_MCMEMBER_REC_PKEY) && g->pkey != r->pkey) ||
+	    ((mask & IB_SA_MCMEMBER_REC_SL) && g->sl != r->sl) ||
+	    ((mask & IB_SA_MCMEMBER_REC_FLOW_LABEL) &&
+	     g->flow_label != r->flow_label) ||
+	    ((mask & IB_SA_MCMEMBER_REC_HOP_LIMIT) &&
+	     g->hop_limit != r->hop_limit) ||
+	    ((mask & IB_SA_MCMEMBER_REC_SCOPE) && g->scope != r->scope))
 		return false;
-#undef SA_MC_DIFFERS
 	return sa_mc_sel_ok(mask, IB_SA_MCMEMBER_REC_MTU_SELECTOR,
 			    IB_SA_MCMEMBER_REC_MTU, r->mtu_selector,
 			    g->mtu, r->mtu) &&

@@ -24,8 +24,9 @@
 /* an interface id carrying LID x */
 #define OPA_MAKE_ID(x)		(cpu_to_be64(OPA_SPECIAL_OUI << 40 | (x)))
 /* x as an IB unicast LID: 0 from the multicast base on */
-#define OPA_TO_IB_UCAST_LID(x)	(((x) >= be16_to_cpu(IB_MULTICAST_LID_BASE)) \
-				 ? 0 : (x))
+#define OPA_TO_IB_UCAST_LID(x)	({ u32 __lid = (x);				\
+				   __lid >= be16_to_cpu(IB_MULTICAST_LID_BASE) ?	\
+				   0 : __lid; })
 #define OPA_GID_INDEX		0x1
 /*
  * The top bits of a 32-bit OPA LID that mark the multicast range (4) and,

@@ -52,10 +52,6 @@ ib_reg_kernel_mr	S2D	ibstack_reg_kernel_mr in ext.h
 ib_modify_cq		S2D	rdma_set_cq_moderation
 ib_port_state_str	S2D	ibstack_ in ext.h
 ib_cancel_mad		S2B	static inline in 6.1
-ib_init_ah_from_path	S2C	ib_init_ah_attr_from_path
-ib_sa_pack_mcmember	S2C	private to sa/
-ib_sa_unpack_mcmember	S2C	private to sa/
-ib_sa_path_rec_get_sync	S2C	into tests/ksa
 "
 # Imported by 6.1's ipoib (appendix A), not exported by ours yet.
 IPOIB_EXCEPTIONS="
@@ -70,7 +66,6 @@ ib_find_pkey		S2D
 ib_get_device_fw_str	S2D
 rdma_query_gid		S2D
 rdma_set_cq_moderation	S2D
-ib_init_ah_attr_from_path	S2C
 "
 # Values that differ today: "name ours 6.1 step".
 VALUE_EXCEPTIONS="
@@ -97,8 +92,9 @@ IB_SMP_DIRECTION		32768	128	S2B
 # Appendix A: the InfiniBand symbols 6.1's ipoib (CM off) imports.
 IPOIB_IMPORTS=$(grep -v '^#' "$top/tests/upstream-ipoib/ipoib-imports.txt")
 # The wire structs whose sizes must agree.
-WIRE_STRUCTS="ib_mad_hdr ib_mad ib_smp ib_sa_mad ib_grh ib_rmpp_hdr ib_rmpp_mad
-ib_vendor_mad ib_pma_portcounters ib_pma_portcounters_ext ib_sa_mcmember_rec"
+WIRE_STRUCTS="ib_mad_hdr ib_mad ib_smp ib_sa_mad ib_sa_hdr ib_grh ib_rmpp_hdr ib_rmpp_mad
+ib_vendor_mad ib_pma_portcounters ib_pma_portcounters_ext ib_sa_mcmember_rec sa_path_rec
+sa_path_rec_ib sa_path_rec_roce sa_path_rec_opa ib_sa_multicast"
 
 listed() { awk 'NF { print $1 }' <<<"$1" | LC_ALL=C sort -u; }
 words() { tr -s ' \n\t' '\n' <<<"$1" | grep . | LC_ALL=C sort -u; }
