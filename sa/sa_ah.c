@@ -5,6 +5,14 @@
 #include <rdma/ib_cache.h>
 #include "sa_priv.h"
 
+/* port_num is an InfiniBand port of device */
+static bool sa_port_is_ib(struct ib_device *device, u32 port_num)
+{
+	return rdma_is_port_valid(device, port_num) &&
+	       rdma_port_get_link_layer(device, port_num) ==
+	       IB_LINK_LAYER_INFINIBAND;
+}
+
 /* the index of gid in port_num's GID table, or -EINVAL */
 static int sa_gid_index(struct ib_device *device, u32 port_num,
 			const union ib_gid *gid)
@@ -17,50 +25,60 @@ static int sa_gid_index(struct ib_device *device, u32 port_num,
 	return index;
 }
 
-/* the common part: an IB address vector on port_num to dlid */
-static void sa_init_ah(struct ib_device *device, u32 port_num, u16 dlid, u8 sl,
-		       u8 rate, struct rdma_ah_attr *ah_attr)
-{
-	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->type = rdma_ah_find_type(device, port_num);
-	rdma_ah_set_dlid(ah_attr, dlid);
-	rdma_ah_set_sl(ah_attr, sl);
-	rdma_ah_set_static_rate(ah_attr, rate);
-	rdma_ah_set_port_num(ah_attr, port_num);
-}
-
-int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
-			 const struct ib_sa_path_rec *rec,
-			 struct rdma_ah_attr *ah_attr)
+int ib_init_ah_attr_from_path(struct ib_device *device, u32 port_num,
+			      struct sa_path_rec *rec,
+			      struct rdma_ah_attr *ah_attr,
+			      const struct ib_gid_attr *sgid_attr)
 {
 	u8 lmc = 0;
 	int index;
 
+	/* no GID attribute exists before ib_core keeps them (S3E) */
+	if (sgid_attr || rec->rec_type != SA_PATH_REC_TYPE_IB ||
+	    !sa_port_is_ib(device, port_num))
+		return -EINVAL;
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = rdma_ah_find_type(device, port_num);
+	rdma_ah_set_sl(ah_attr, rec->sl);
+	rdma_ah_set_port_num(ah_attr, port_num);
+	rdma_ah_set_static_rate(ah_attr, rec->rate);
+	rdma_ah_set_dlid(ah_attr, be32_to_cpu(sa_path_get_dlid(rec)));
+	ib_get_cached_lmc(device, port_num, &lmc);
+	rdma_ah_set_path_bits(ah_attr, be32_to_cpu(sa_path_get_slid(rec)) &
+			      ((1U << lmc) - 1));
+	if (!rec->hop_limit)
+		return 0;
 	index = sa_gid_index(device, port_num, &rec->sgid);
 	if (index < 0)
 		return index;
-	ib_get_cached_lmc(device, port_num, &lmc);
-	sa_init_ah(device, port_num, rec->dlid, rec->sl, rec->rate, ah_attr);
-	rdma_ah_set_path_bits(ah_attr, rec->slid & ((1U << lmc) - 1));
-	if (rec->hop_limit > 1)
-		rdma_ah_set_grh(ah_attr, (union ib_gid *)&rec->dgid, rec->flow_label, index,
-				rec->hop_limit, rec->traffic_class);
+	rdma_ah_set_grh(ah_attr, &rec->dgid, be32_to_cpu(rec->flow_label),
+			index, rec->hop_limit, rec->traffic_class);
 	return 0;
 }
-EXPORT_SYMBOL(ib_init_ah_from_path);
+EXPORT_SYMBOL(ib_init_ah_attr_from_path);
 
 int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
-			     const struct ib_sa_mcmember_rec *rec,
+			     struct ib_sa_mcmember_rec *rec,
+			     struct net_device *ndev,
+			     enum ib_gid_type gid_type,
 			     struct rdma_ah_attr *ah_attr)
 {
 	int index;
 
+	/* an IB port's GID table has IB GIDs only, and no netdev */
+	if (!sa_port_is_ib(device, port_num))
+		return -EINVAL;
 	index = sa_gid_index(device, port_num, &rec->port_gid);
 	if (index < 0)
 		return index;
-	sa_init_ah(device, port_num, rec->mlid, rec->sl, rec->rate, ah_attr);
-	rdma_ah_set_grh(ah_attr, (union ib_gid *)&rec->mgid, rec->flow_label, index,
-			rec->hop_limit, rec->traffic_class);
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = rdma_ah_find_type(device, port_num);
+	rdma_ah_set_dlid(ah_attr, be16_to_cpu(rec->mlid));
+	rdma_ah_set_sl(ah_attr, rec->sl);
+	rdma_ah_set_port_num(ah_attr, port_num);
+	rdma_ah_set_static_rate(ah_attr, rec->rate);
+	rdma_ah_set_grh(ah_attr, &rec->mgid, be32_to_cpu(rec->flow_label),
+			index, rec->hop_limit, rec->traffic_class);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_from_mcmember);

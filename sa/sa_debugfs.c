@@ -16,7 +16,7 @@ static const char * const sa_stat_names[SA_NR_STATS] = {
 	[SA_STAT_PATH_GET] = "path_get",
 	[SA_STAT_MC_SET] = "mc_join",
 	[SA_STAT_MC_DELETE] = "mc_leave",
-	[SA_STAT_MC_REJOIN] = "mc_rejoin",
+	[SA_STAT_MC_RESET] = "mc_reset",
 	[SA_STAT_TIMEOUT] = "timeouts",
 	[SA_STAT_BAD_RESPONSE] = "bad_answers",
 };

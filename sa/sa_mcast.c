@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Multicast membership shared by kernel users: per (port, MGID) one group
- * that joins the SA once per JoinState bit its members need, leaves when
- * the last member needing a bit has gone, and rejoins after port events.
- * The semantics are described in <rdma/ib_sa.h>.
+ * that joins the SA once per JoinState bit its members need and leaves
+ * when the last member needing a bit has gone.  When a port event loses
+ * the membership (PORT_ERR, LID_CHANGE, CLIENT_REREGISTER; PKEY_CHANGE
+ * when the group's P_Key left the table or moved), every joined member is
+ * told -ENETRESET and must join again itself.  The semantics are described
+ * in <rdma/ib_sa.h>.
  *
  * A group's work item (on ib_sa's ordered work queue) does everything:
  * it sends the SA requests (one at a time per group), moves members
@@ -79,34 +82,6 @@ static void sa_mc_fail(struct sa_mc_member *m, int status)
 	m->state = SA_MC_FAILED;
 	m->status = status;
 	m->notify = true;
-	m->notify_rejoin = false;
-	m->rejoining = false;
-}
-
-/*
- * A join (SET) of bits failed: its pending members fail, except those
- * rejoining after a port event, which try again a little later.
- */
-static void sa_mc_join_failed(struct sa_mc_group *group, u8 bits, int status)
-{
-	struct sa_mc_member *m;
-	bool retry = false;
-
-	lockdep_assert_held(&group->lock);
-	list_for_each_entry(m, &group->members, list) {
-		if (m->state != SA_MC_PENDING || !(m->join_state & bits))
-			continue;
-		if (m->rejoining && group->rejoin_tries < SA_MC_REJOIN_TRIES) {
-			retry = true;
-			continue;
-		}
-		sa_mc_fail(m, status);
-	}
-	if (retry) {
-		group->rejoin_tries++;
-		group->retry_at = jiffies + msecs_to_jiffies(SA_MC_REJOIN_DELAY_MS);
-		sa_mc_queue(group, msecs_to_jiffies(SA_MC_REJOIN_DELAY_MS));
-	}
 }
 
 static void sa_mc_done(struct ib_sa_query *sa_query, int status,
@@ -122,16 +97,18 @@ static void sa_mc_done(struct ib_sa_query *sa_query, int status,
 		/* left or not, the SA times the membership out eventually */
 		group->joined &= ~group->sending;
 	} else if (!status) {
-		ib_sa_unpack_mcmember(mad->data, &rec);
+		sa_unpack_mcmember(mad->data, &rec);
 		if (memcmp(rec.mgid.raw, group->rec.mgid.raw, sizeof(rec.mgid)))
 			group->mgid_assigned = true;
 		group->rec = rec;
 		group->have_rec = true;
 		group->joined |= group->sending;
-		group->rejoin_tries = 0;
-	} else {
-		sa_mc_join_failed(group, group->sending, status);
+	} else if (group->last_join &&
+		   group->last_join->state == SA_MC_PENDING) {
+		/* the member whose record was refused; the others try theirs */
+		sa_mc_fail(group->last_join, status);
 	}
+	group->last_join = NULL;
 	group->busy = false;
 	group->sending = 0;
 	sa_mc_publish(group);
@@ -172,7 +149,7 @@ static int sa_mc_send(struct sa_mc_group *group, u8 method,
 	if (ret)
 		goto err_free;
 	req.join_state = bits;
-	ib_sa_pack_mcmember(&req, sa_query_mad(&query->sa_query)->data);
+	sa_pack_mcmember(&req, sa_query_mad(&query->sa_query)->data);
 	kref_get(&group->ref);
 	group->busy = true;
 	group->busy_leave = method == IB_SA_METHOD_DELETE;
@@ -191,51 +168,161 @@ err_free:
 	return ret;
 }
 
-/* The first pending member needing one of bits. */
-static struct sa_mc_member *sa_mc_first_pending(struct sa_mc_group *group,
-						u8 bits)
+/* The first pending member needing a bit the group has not joined. */
+static struct sa_mc_member *sa_mc_first_pending(struct sa_mc_group *group)
 {
 	struct sa_mc_member *m;
 
 	lockdep_assert_held(&group->lock);
 	list_for_each_entry(m, &group->members, list)
-		if (m->state == SA_MC_PENDING && (m->join_state & bits))
+		if (m->state == SA_MC_PENDING &&
+		    (m->join_state & ~group->joined))
 			return m;
 	return NULL;
 }
 
-static void sa_mc_join(struct sa_mc_group *group, u8 want)
+/*
+ * Asks the SA for the bits the first waiting member needs, with that
+ * member's record and components (as the ULP gave them).
+ */
+static void sa_mc_join(struct sa_mc_group *group, struct sa_mc_member *first)
 {
-	struct sa_mc_member *first = sa_mc_first_pending(group, want);
-	const struct ib_sa_mcmember_rec *rec;
-	ib_sa_comp_mask mask;
-	bool rejoin = first->rejoining;
+	u8 bits = first->join_state & ~group->joined;
 	int ret;
 
 	lockdep_assert_held(&group->lock);
-	if (group->have_rec) {
-		/* the SA's own record, without the MLID it may reassign */
-		rec = &group->rec;
-		mask = group->create_mask & ~IB_SA_MCMEMBER_REC_MLID;
-	} else {
-		rec = &first->mc.rec;
-		mask = first->mc.comp_mask;
-	}
-	ret = sa_mc_send(group, IB_MGMT_METHOD_SET, rec, mask, want);
+	ret = sa_mc_send(group, IB_MGMT_METHOD_SET, &first->mc.rec,
+			 first->mc.comp_mask, bits);
 	if (ret) {
-		sa_mc_join_failed(group, want, ret);
+		sa_mc_fail(first, ret);
 		return;
 	}
+	group->last_join = first;
 	sa_stat_inc(SA_STAT_MC_SET);
-	if (rejoin)
-		sa_stat_inc(SA_STAT_MC_REJOIN);
+}
+
+/*
+ * The group's record against what a member asked for, component by
+ * component (the MGID matches already; JoinState and ProxyJoin are not
+ * compared).  A selector component asks the group's value to be greater
+ * than, less than or equal to the member's.
+ */
+static bool sa_mc_sel_ok(ib_sa_comp_mask mask, ib_sa_comp_mask sel_bit,
+			 ib_sa_comp_mask val_bit, u8 sel, u8 have, u8 want)
+{
+	if (!(mask & sel_bit) || !(mask & val_bit))
+		return true;
+	switch (sel) {
+	case IB_SA_GT:
+		return have > want;
+	case IB_SA_LT:
+		return have < want;
+	case IB_SA_EQ:
+		return have == want;
+	default:
+		return true;
+	}
+}
+
+static bool sa_mc_rec_matches(const struct ib_sa_mcmember_rec *g,
+			      const struct ib_sa_mcmember_rec *r,
+			      ib_sa_comp_mask mask)
+{
+	if ((mask & IB_SA_MCMEMBER_REC_PORT_GID) &&
+	    memcmp(g->port_gid.raw, r->port_gid.raw, sizeof(g->port_gid)))
+		return false;
+	if (((mask & IB_SA_MCMEMBER_REC_QKEY) && g->qkey != r->qkey) ||
+	    ((mask & IB_SA_MCMEMBER_REC_MLID) && g->mlid != r->mlid) ||
+	    ((mask & IB_SA_MCMEMBER_REC_TRAFFIC_CLASS) &&
+	     g->traffic_class != r->traffic_class) ||
+	    ((mask & IB_SA_MCMEMBER_REC_PKEY) && g->pkey != r->pkey) ||
+	    ((mask & IB_SA_MCMEMBER_REC_SL) && g->sl != r->sl) ||
+	    ((mask & IB_SA_MCMEMBER_REC_FLOW_LABEL) &&
+	     g->flow_label != r->flow_label) ||
+	    ((mask & IB_SA_MCMEMBER_REC_HOP_LIMIT) &&
+	     g->hop_limit != r->hop_limit) ||
+	    ((mask & IB_SA_MCMEMBER_REC_SCOPE) && g->scope != r->scope))
+		return false;
+	return sa_mc_sel_ok(mask, IB_SA_MCMEMBER_REC_MTU_SELECTOR,
+			    IB_SA_MCMEMBER_REC_MTU, r->mtu_selector,
+			    g->mtu, r->mtu) &&
+	       sa_mc_sel_ok(mask, IB_SA_MCMEMBER_REC_RATE_SELECTOR,
+			    IB_SA_MCMEMBER_REC_RATE, r->rate_selector,
+			    g->rate, r->rate) &&
+	       sa_mc_sel_ok(mask, IB_SA_MCMEMBER_REC_PACKET_LIFE_TIME_SELECTOR,
+			    IB_SA_MCMEMBER_REC_PACKET_LIFE_TIME,
+			    r->packet_life_time_selector,
+			    g->packet_life_time, r->packet_life_time);
+}
+
+/*
+ * [sleep] The index of pkey in the port's P_Key table as the device has it
+ * now (not the cache, which may lag the event): a full-member entry wins,
+ * else the first limited one with the same low 15 bits; -1 if none.
+ */
+static int sa_mc_pkey_index(struct sa_port *port, u16 pkey)
+{
+	struct ib_device *device = port->sa_dev->device;
+	struct ib_port_attr attr;
+	int i, partial = -1;
+	u16 entry;
+
+	if (ib_query_port(device, port->port_num, &attr))
+		return -1;
+	for (i = 0; i < attr.pkey_tbl_len; i++) {
+		if (ib_query_pkey(device, port->port_num, i, &entry))
+			return -1;
+		if ((entry & 0x7fff) != (pkey & 0x7fff))
+			continue;
+		if (entry & 0x8000)
+			return i;
+		if (partial < 0)
+			partial = i;
+	}
+	return partial;
+}
+
+/* The membership is lost: every joined member is told -ENETRESET. */
+static void sa_mc_reset(struct sa_mc_group *group)
+{
+	struct sa_mc_member *m;
+	bool any = false;
+
+	lockdep_assert_held(&group->lock);
+	group->joined = 0;
+	group->pkey_index = -1;
+	list_for_each_entry(m, &group->members, list) {
+		if (m->state != SA_MC_JOINED)
+			continue;
+		sa_mc_fail(m, -ENETRESET);
+		any = true;
+	}
+	if (any)
+		sa_stat_inc(SA_STAT_MC_RESET);
+}
+
+/* Port events since the last step (no request in flight). */
+static void sa_mc_events(struct sa_mc_group *group)
+{
+	bool reset = test_and_clear_bit(SA_MC_EV_RESET, &group->events);
+
+	lockdep_assert_held(&group->lock);
+	if (test_and_clear_bit(SA_MC_EV_PKEY, &group->events) && group->joined &&
+	    sa_mc_pkey_index(group->port, be16_to_cpu(group->rec.pkey)) !=
+	    group->pkey_index)
+		reset = true;
+	if (reset)
+		sa_mc_reset(group);
+	else if (group->joined && group->pkey_index < 0)
+		group->pkey_index = sa_mc_pkey_index(group->port,
+						     be16_to_cpu(group->rec.pkey));
 }
 
 /* One step of the group's state machine (no request in flight). */
 static void sa_mc_step(struct sa_mc_group *group)
 {
-	u8 pending = 0, need = 0, want, leave;
-	struct sa_mc_member *m;
+	struct sa_mc_member *m, *first;
+	u8 need = 0, leave;
 
 	lockdep_assert_held(&group->lock);
 	if (sa_port_dead(group->port)) {
@@ -245,36 +332,24 @@ static void sa_mc_step(struct sa_mc_group *group)
 		group->joined = 0;
 		return;
 	}
-	if (test_and_clear_bit(SA_MC_EV_REJOIN, &group->events)) {
-		group->rejoin_tries = 0;
-		group->joined = 0;
-		list_for_each_entry(m, &group->members, list) {
-			if (m->state != SA_MC_JOINED)
-				continue;
-			m->state = SA_MC_PENDING;
-			m->rejoining = true;
-		}
-	}
+	sa_mc_events(group);
 	list_for_each_entry(m, &group->members, list) {
 		if (m->state == SA_MC_PENDING &&
 		    !(m->join_state & ~group->joined)) {
-			m->state = SA_MC_JOINED;
-			m->notify = true;
-			m->notify_rejoin = m->rejoining;
-			m->rejoining = false;
+			if (sa_mc_rec_matches(&group->rec, &m->mc.rec,
+					      m->mc.comp_mask)) {
+				m->state = SA_MC_JOINED;
+				m->notify = true;
+			} else {
+				sa_mc_fail(m, -EINVAL);
+			}
 		}
-		if (m->state == SA_MC_PENDING)
-			pending |= m->join_state;
 		if (m->state != SA_MC_FAILED)
 			need |= m->join_state;
 	}
-	want = pending & ~group->joined;
-	if (want && time_before(jiffies, group->retry_at)) {
-		sa_mc_queue(group, group->retry_at - jiffies);
-		return;
-	}
-	if (want) {
-		sa_mc_join(group, want);
+	first = sa_mc_first_pending(group);
+	if (first) {
+		sa_mc_join(group, first);
 		return;
 	}
 	leave = group->joined & ~need;
@@ -290,6 +365,16 @@ static void sa_mc_member_free(struct sa_mc_member *m)
 {
 	sa_client_put(m->client);
 	kfree(m);
+}
+
+/* Takes m off the group (freed, or its callback said so). */
+static void sa_mc_end(struct sa_mc_group *group, struct sa_mc_member *m)
+{
+	lockdep_assert_held(&group->lock);
+	m->ended = true;
+	list_del_init(&m->list);
+	if (group->last_join == m)
+		group->last_join = NULL;
 }
 
 /*
@@ -316,8 +401,6 @@ static bool sa_mc_notify_one(struct sa_mc_group *group)
 	if (!status) {
 		m->mc.rec = group->rec;
 		m->mc.rec.join_state = m->join_state;
-		if (m->notify_rejoin)
-			m->mc.rejoins++;
 	}
 	refcount_inc(&m->refs);
 	mutex_unlock(&group->lock);
@@ -326,8 +409,7 @@ static bool sa_mc_notify_one(struct sa_mc_group *group)
 
 	mutex_lock(&group->lock);
 	if (ret && !m->ended) {
-		m->ended = true;
-		list_del_init(&m->list);
+		sa_mc_end(group, m);
 		self_ended = true;
 	}
 	if (self_ended) {
@@ -394,7 +476,6 @@ static struct sa_mc_group *sa_mc_find(struct sa_port *port,
 /* A new group for rec's MGID, not on the port's list yet. */
 static struct sa_mc_group *sa_mc_group_alloc(struct sa_port *port,
 					     const struct ib_sa_mcmember_rec *rec,
-					     ib_sa_comp_mask comp_mask,
 					     gfp_t gfp)
 {
 	struct sa_mc_group *group;
@@ -410,11 +491,10 @@ static struct sa_mc_group *sa_mc_group_alloc(struct sa_port *port,
 	INIT_LIST_HEAD(&group->members);
 	INIT_LIST_HEAD(&group->incoming);
 	INIT_LIST_HEAD(&group->list);
-	group->retry_at = jiffies;
+	group->pkey_index = -1;
 	group->mgid = rec->mgid;
 	group->rec.mgid = rec->mgid;
 	group->shareable = !!memchr_inv(rec->mgid.raw, 0, sizeof(rec->mgid.raw));
-	group->create_mask = comp_mask;
 	return group;
 }
 
@@ -448,7 +528,7 @@ static bool sa_mc_add_member(struct sa_port *port, struct sa_mc_member *m,
 
 struct ib_sa_multicast *
 ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
-		     u32 port_num, const struct ib_sa_mcmember_rec *rec,
+		     u32 port_num, struct ib_sa_mcmember_rec *rec,
 		     ib_sa_comp_mask comp_mask, gfp_t gfp_mask,
 		     int (*callback)(int status, struct ib_sa_multicast *multicast),
 		     void *context)
@@ -487,7 +567,7 @@ ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
 
 	/* a shared group if there is one, else a new one made outside the lock */
 	while (!sa_mc_add_member(port, m, &spare)) {
-		spare = sa_mc_group_alloc(port, rec, comp_mask, gfp_mask);
+		spare = sa_mc_group_alloc(port, rec, gfp_mask);
 		if (!spare)
 			goto err_free;
 	}
@@ -515,10 +595,8 @@ void ib_sa_free_multicast(struct ib_sa_multicast *multicast)
 	might_sleep();
 	mutex_lock(&group->lock);
 	spin_lock_irq(&port->mc_lock);
-	if (!m->ended) {
-		m->ended = true;
-		list_del_init(&m->list);
-	}
+	if (!m->ended)
+		sa_mc_end(group, m);
 	spin_unlock_irq(&port->mc_lock);
 	mutex_unlock(&group->lock);
 	/* the work leaves what no member needs any more */
@@ -531,8 +609,7 @@ void ib_sa_free_multicast(struct ib_sa_multicast *multicast)
 EXPORT_SYMBOL(ib_sa_free_multicast);
 
 int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
-			   const union ib_gid *mgid,
-			   struct ib_sa_mcmember_rec *rec)
+			   union ib_gid *mgid, struct ib_sa_mcmember_rec *rec)
 {
 	struct sa_mc_group *group;
 	struct sa_port *port;
@@ -554,20 +631,18 @@ int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
 }
 EXPORT_SYMBOL(ib_sa_get_mcmember_rec);
 
-/* A port event: every group of the port joins again. */
-void sa_mcast_rejoin_port(struct sa_port *port)
+/* [any] A port event for every group of the port; their work acts on it. */
+void sa_mcast_port_event(struct sa_port *port, enum sa_mc_event ev)
 {
 	struct sa_mc_group *group;
+	unsigned long flags;
 
-	spin_lock_irq(&port->mc_lock);
-	if (!list_empty(&port->groups))
-		pr_info(SA_PFX "%s port %u: new SM, LID or reregistration: rejoining multicast groups\n",
-			dev_name(&port->sa_dev->device->dev), port->port_num);
+	spin_lock_irqsave(&port->mc_lock, flags);
 	list_for_each_entry(group, &port->groups, list) {
-		set_bit(SA_MC_EV_REJOIN, &group->events);
+		set_bit(ev, &group->events);
 		sa_mc_queue(group, 0);
 	}
-	spin_unlock_irq(&port->mc_lock);
+	spin_unlock_irqrestore(&port->mc_lock, flags);
 }
 
 /* The device is going away (port->dead is set): members learn -ENODEV. */
@@ -576,12 +651,8 @@ void sa_mcast_stop_port(struct sa_port *port)
 	struct sa_mc_group *group;
 
 	spin_lock_irq(&port->mc_lock);
-	list_for_each_entry(group, &port->groups, list) {
-		/* now, even if a rejoin was waiting for its retry */
-		kref_get(&group->ref);
-		if (mod_delayed_work(sa_wq, &group->work, 0))
-			sa_mc_group_put(group);
-	}
+	list_for_each_entry(group, &port->groups, list)
+		sa_mc_queue(group, 0);
 	spin_unlock_irq(&port->mc_lock);
 }
 

@@ -7,7 +7,7 @@
 #include "sa_priv.h"
 
 enum sa_mc_state {
-	SA_MC_PENDING,		/* waiting for the SA (join or rejoin) */
+	SA_MC_PENDING,		/* waiting for the SA */
 	SA_MC_JOINED,
 	SA_MC_FAILED,		/* status says why; until freed */
 };
@@ -28,8 +28,6 @@ struct sa_mc_member {
 	int			status;		/* SA_MC_FAILED */
 	u8			join_state;
 	bool			notify;		/* a callback is owed */
-	bool			rejoining;	/* PENDING after a port event */
-	bool			notify_rejoin;	/* the owed callback is a rejoin */
 	bool			ended;		/* freed or callback said so */
 	/* one for the membership, one per running callback */
 	refcount_t		refs;
@@ -52,9 +50,8 @@ struct sa_mc_group {
 	struct ib_sa_mcmember_rec pub_rec;	/* for ib_sa_get_mcmember_rec */
 	bool			pub_valid;	/* joined, with the SA's record */
 
-	/* SA_MC_EV_*: port events to act on (atomic bitops) */
+	/* BIT(enum sa_mc_event): port events to act on (atomic bitops) */
 	unsigned long		events;
-#define SA_MC_EV_REJOIN		0
 
 	/* protects every field below (and the members' state) */
 	struct mutex		lock;
@@ -63,13 +60,14 @@ struct sa_mc_group {
 	struct ib_sa_mcmember_rec rec;		/* the SA's record, if have_rec */
 	bool			have_rec;
 	bool			mgid_assigned;	/* the SA chose rec.mgid */
-	ib_sa_comp_mask		create_mask;	/* the first member's components */
 	u8			joined;		/* JoinState bits the SA holds */
 	u8			sending;	/* bits of the request in flight */
 	bool			busy;		/* an SA request in flight */
 	bool			busy_leave;	/* ... and it is a DELETE */
-	int			rejoin_tries;
-	unsigned long		retry_at;	/* jiffies: no SET before */
+	/* whose record the SET in flight carries (NULL once it is freed) */
+	struct sa_mc_member	*last_join;
+	/* the index of rec.pkey in the port's table when joined, or -1 */
+	int			pkey_index;
 };
 
 #endif /* IBSTACK_SA_MCAST_H */

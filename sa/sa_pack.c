@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PathRecord (IBA 15.2.5.16) and MCMemberRecord (15.2.5.17) as they travel
- * in an SA MAD's data, to and from the host-order records of
- * <rdma/ib_sa.h>.
+ * in an SA MAD's data, to and from the records of <rdma/ib_sa.h>.  The
+ * records hold multi-byte fields in network order already: only the bit
+ * fields sharing a word or a byte are split and joined here.
  */
 #include <linux/bitfield.h>
 #include <linux/module.h>
@@ -63,25 +64,34 @@ static u8 sa_sel(u8 selector, u8 value)
 	       FIELD_PREP(SA_VALUE, value & 0x3f);
 }
 
-void ib_sa_pack_path(const struct ib_sa_path_rec *rec, void *buf)
+/* the wire word FlowLabel shares with the hop limit and a top field */
+static __be32 sa_flow_word(u32 top, __be32 flow_label, u8 hop_limit)
 {
-	struct sa_path_wire *w = buf;
+	return cpu_to_be32(top |
+			   FIELD_PREP(SA_FLOW_LABEL, be32_to_cpu(flow_label) & 0xfffff) |
+			   FIELD_PREP(SA_HOP_LIMIT, hop_limit));
+}
+
+/* rec must be an IB record (ib_sa_path_rec_get checks it) */
+void ib_sa_pack_path(struct sa_path_rec *rec, void *attribute)
+{
+	struct sa_path_wire *w = attribute;
+	u16 qos_class = be16_to_cpu(rec->qos_class);
 
 	BUILD_BUG_ON(sizeof(*w) != IB_SA_PATH_REC_SIZE);
 	memset(w, 0, sizeof(*w));
-	w->service_id = cpu_to_be64(rec->service_id);
+	w->service_id = rec->service_id;
 	memcpy(w->dgid, rec->dgid.raw, sizeof(w->dgid));
 	memcpy(w->sgid, rec->sgid.raw, sizeof(w->sgid));
-	w->dlid = cpu_to_be16(rec->dlid);
-	w->slid = cpu_to_be16(rec->slid);
-	w->raw_flow_hop = cpu_to_be32((rec->raw_traffic ? SA_RAW_TRAFFIC : 0) |
-				      FIELD_PREP(SA_FLOW_LABEL, rec->flow_label & 0xfffff) |
-				      FIELD_PREP(SA_HOP_LIMIT, rec->hop_limit));
+	w->dlid = rec->ib.dlid;
+	w->slid = rec->ib.slid;
+	w->raw_flow_hop = sa_flow_word(rec->ib.raw_traffic ? SA_RAW_TRAFFIC : 0,
+				       rec->flow_label, rec->hop_limit);
 	w->traffic_class = rec->traffic_class;
 	w->rev_numb = (rec->reversible ? SA_REVERSIBLE : 0) |
 		      FIELD_PREP(SA_NUMB_PATH, rec->numb_path & 0x7f);
-	w->pkey = cpu_to_be16(rec->pkey);
-	w->qos_sl = cpu_to_be16(FIELD_PREP(SA_QOS_CLASS, rec->qos_class & 0xfff) |
+	w->pkey = rec->pkey;
+	w->qos_sl = cpu_to_be16(FIELD_PREP(SA_QOS_CLASS, qos_class & 0xfff) |
 				FIELD_PREP(SA_PATH_SL, rec->sl & 0xf));
 	w->mtu = sa_sel(rec->mtu_selector, rec->mtu);
 	w->rate = sa_sel(rec->rate_selector, rec->rate);
@@ -90,26 +100,28 @@ void ib_sa_pack_path(const struct ib_sa_path_rec *rec, void *buf)
 }
 EXPORT_SYMBOL(ib_sa_pack_path);
 
-void ib_sa_unpack_path(const void *buf, struct ib_sa_path_rec *rec)
+/* rec becomes an IB record (rec_type SA_PATH_REC_TYPE_IB, flags 0) */
+void ib_sa_unpack_path(void *attribute, struct sa_path_rec *rec)
 {
-	const struct sa_path_wire *w = buf;
+	const struct sa_path_wire *w = attribute;
 	u32 rfh = be32_to_cpu(w->raw_flow_hop);
 	u16 qs = be16_to_cpu(w->qos_sl);
 
 	memset(rec, 0, sizeof(*rec));
-	rec->service_id = be64_to_cpu(w->service_id);
+	rec->rec_type = SA_PATH_REC_TYPE_IB;
+	rec->service_id = w->service_id;
 	memcpy(rec->dgid.raw, w->dgid, sizeof(w->dgid));
 	memcpy(rec->sgid.raw, w->sgid, sizeof(w->sgid));
-	rec->dlid = be16_to_cpu(w->dlid);
-	rec->slid = be16_to_cpu(w->slid);
-	rec->raw_traffic = !!(rfh & SA_RAW_TRAFFIC);
-	rec->flow_label = FIELD_GET(SA_FLOW_LABEL, rfh);
+	rec->ib.dlid = w->dlid;
+	rec->ib.slid = w->slid;
+	rec->ib.raw_traffic = !!(rfh & SA_RAW_TRAFFIC);
+	rec->flow_label = cpu_to_be32(FIELD_GET(SA_FLOW_LABEL, rfh));
 	rec->hop_limit = FIELD_GET(SA_HOP_LIMIT, rfh);
 	rec->traffic_class = w->traffic_class;
 	rec->reversible = !!(w->rev_numb & SA_REVERSIBLE);
 	rec->numb_path = FIELD_GET(SA_NUMB_PATH, w->rev_numb);
-	rec->pkey = be16_to_cpu(w->pkey);
-	rec->qos_class = FIELD_GET(SA_QOS_CLASS, qs);
+	rec->pkey = w->pkey;
+	rec->qos_class = cpu_to_be16(FIELD_GET(SA_QOS_CLASS, qs));
 	rec->sl = FIELD_GET(SA_PATH_SL, qs);
 	rec->mtu_selector = FIELD_GET(SA_SELECTOR, w->mtu);
 	rec->mtu = FIELD_GET(SA_VALUE, w->mtu);
@@ -121,7 +133,7 @@ void ib_sa_unpack_path(const void *buf, struct ib_sa_path_rec *rec)
 }
 EXPORT_SYMBOL(ib_sa_unpack_path);
 
-void ib_sa_pack_mcmember(const struct ib_sa_mcmember_rec *rec, void *buf)
+void sa_pack_mcmember(const struct ib_sa_mcmember_rec *rec, void *buf)
 {
 	struct sa_mcmember_wire *w = buf;
 
@@ -129,23 +141,21 @@ void ib_sa_pack_mcmember(const struct ib_sa_mcmember_rec *rec, void *buf)
 	memset(w, 0, sizeof(*w));
 	memcpy(w->mgid, rec->mgid.raw, sizeof(w->mgid));
 	memcpy(w->port_gid, rec->port_gid.raw, sizeof(w->port_gid));
-	w->qkey = cpu_to_be32(rec->qkey);
-	w->mlid = cpu_to_be16(rec->mlid);
+	w->qkey = rec->qkey;
+	w->mlid = rec->mlid;
 	w->mtu = sa_sel(rec->mtu_selector, rec->mtu);
 	w->traffic_class = rec->traffic_class;
-	w->pkey = cpu_to_be16(rec->pkey);
+	w->pkey = rec->pkey;
 	w->rate = sa_sel(rec->rate_selector, rec->rate);
 	w->life = sa_sel(rec->packet_life_time_selector, rec->packet_life_time);
-	w->sl_flow_hop = cpu_to_be32(FIELD_PREP(SA_MC_SL, rec->sl & 0xf) |
-				     FIELD_PREP(SA_FLOW_LABEL, rec->flow_label & 0xfffff) |
-				     FIELD_PREP(SA_HOP_LIMIT, rec->hop_limit));
+	w->sl_flow_hop = sa_flow_word(FIELD_PREP(SA_MC_SL, rec->sl & 0xf),
+				      rec->flow_label, rec->hop_limit);
 	w->scope_join = FIELD_PREP(SA_SCOPE, rec->scope & 0xf) |
 			FIELD_PREP(SA_JOIN_STATE, rec->join_state & 0xf);
 	w->proxy = rec->proxy_join ? SA_PROXY_JOIN : 0;
 }
-EXPORT_SYMBOL(ib_sa_pack_mcmember);
 
-void ib_sa_unpack_mcmember(const void *buf, struct ib_sa_mcmember_rec *rec)
+void sa_unpack_mcmember(const void *buf, struct ib_sa_mcmember_rec *rec)
 {
 	const struct sa_mcmember_wire *w = buf;
 	u32 sfh = be32_to_cpu(w->sl_flow_hop);
@@ -153,21 +163,20 @@ void ib_sa_unpack_mcmember(const void *buf, struct ib_sa_mcmember_rec *rec)
 	memset(rec, 0, sizeof(*rec));
 	memcpy(rec->mgid.raw, w->mgid, sizeof(w->mgid));
 	memcpy(rec->port_gid.raw, w->port_gid, sizeof(w->port_gid));
-	rec->qkey = be32_to_cpu(w->qkey);
-	rec->mlid = be16_to_cpu(w->mlid);
+	rec->qkey = w->qkey;
+	rec->mlid = w->mlid;
 	rec->mtu_selector = FIELD_GET(SA_SELECTOR, w->mtu);
 	rec->mtu = FIELD_GET(SA_VALUE, w->mtu);
 	rec->traffic_class = w->traffic_class;
-	rec->pkey = be16_to_cpu(w->pkey);
+	rec->pkey = w->pkey;
 	rec->rate_selector = FIELD_GET(SA_SELECTOR, w->rate);
 	rec->rate = FIELD_GET(SA_VALUE, w->rate);
 	rec->packet_life_time_selector = FIELD_GET(SA_SELECTOR, w->life);
 	rec->packet_life_time = FIELD_GET(SA_VALUE, w->life);
 	rec->sl = FIELD_GET(SA_MC_SL, sfh);
-	rec->flow_label = FIELD_GET(SA_FLOW_LABEL, sfh);
+	rec->flow_label = cpu_to_be32(FIELD_GET(SA_FLOW_LABEL, sfh));
 	rec->hop_limit = FIELD_GET(SA_HOP_LIMIT, sfh);
 	rec->scope = FIELD_GET(SA_SCOPE, w->scope_join);
 	rec->join_state = FIELD_GET(SA_JOIN_STATE, w->scope_join);
 	rec->proxy_join = !!(w->proxy & SA_PROXY_JOIN);
 }
-EXPORT_SYMBOL(ib_sa_unpack_mcmember);

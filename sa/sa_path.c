@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Path record queries: SubnAdmGet(PathRecord), asynchronous and waiting. */
+/* Path record queries: SubnAdmGet(PathRecord). */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "sa_priv.h"
 
 struct sa_path_query {
 	struct ib_sa_query	sa_query;
-	void			(*callback)(int status, struct ib_sa_path_rec *resp,
-					    unsigned int num_paths, void *context);
+	void			(*callback)(int status, struct sa_path_rec *resp,
+					    int num_prs, void *context);
 	void			*context;
 };
 
@@ -16,13 +16,13 @@ static void sa_path_done(struct ib_sa_query *sa_query, int status,
 {
 	struct sa_path_query *query =
 		container_of(sa_query, struct sa_path_query, sa_query);
-	struct ib_sa_path_rec rec;
+	struct sa_path_rec rec;
 
 	if (status) {
 		query->callback(status, NULL, 0, query->context);
 		return;
 	}
-	ib_sa_unpack_path(mad->data, &rec);
+	ib_sa_unpack_path((void *)mad->data, &rec);
 	query->callback(0, &rec, 1, query->context);
 }
 
@@ -32,18 +32,18 @@ static void sa_path_release(struct ib_sa_query *sa_query)
 }
 
 int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
-		       u32 port_num, const struct ib_sa_path_rec *rec,
+		       u32 port_num, struct sa_path_rec *rec,
 		       ib_sa_comp_mask comp_mask, unsigned long timeout_ms,
 		       gfp_t gfp_mask,
-		       void (*callback)(int status, struct ib_sa_path_rec *resp,
-					unsigned int num_paths, void *context),
+		       void (*callback)(int status, struct sa_path_rec *resp,
+					int num_prs, void *context),
 		       void *context, struct ib_sa_query **sa_query)
 {
 	struct sa_path_query *query;
 	struct sa_port *port;
 	int ret;
 
-	if (!callback || !rec)
+	if (!callback || !rec || rec->rec_type != SA_PATH_REC_TYPE_IB)
 		return -EINVAL;
 	port = sa_port_get(device, port_num);
 	if (!port)
@@ -77,45 +77,3 @@ out:
 	return ret;
 }
 EXPORT_SYMBOL(ib_sa_path_rec_get);
-
-struct sa_path_sync {
-	struct completion	done;
-	struct ib_sa_path_rec	*resp;
-	int			status;
-};
-
-static void sa_path_sync_done(int status, struct ib_sa_path_rec *resp,
-			      unsigned int num_paths, void *context)
-{
-	struct sa_path_sync *sync = context;
-
-	sync->status = status;
-	if (!status)
-		*sync->resp = *resp;
-	complete(&sync->done);
-}
-
-int ib_sa_path_rec_get_sync(struct ib_sa_client *client,
-			    struct ib_device *device, u32 port_num,
-			    const struct ib_sa_path_rec *rec,
-			    ib_sa_comp_mask comp_mask,
-			    unsigned long timeout_ms,
-			    struct ib_sa_path_rec *resp)
-{
-	struct sa_path_sync sync = { .resp = resp };
-	struct ib_sa_query *query;
-	int id;
-
-	init_completion(&sync.done);
-	id = ib_sa_path_rec_get(client, device, port_num, rec, comp_mask,
-				timeout_ms, GFP_KERNEL, sa_path_sync_done,
-				&sync, &query);
-	if (id < 0)
-		return id;
-	if (wait_for_completion_interruptible(&sync.done)) {
-		ib_sa_cancel_query(id, query);
-		wait_for_completion(&sync.done);
-	}
-	return sync.status;
-}
-EXPORT_SYMBOL(ib_sa_path_rec_get_sync);

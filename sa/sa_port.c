@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per port: the SA MAD agent, the address handle of the port's SM, and the
- * port events that change it (and make multicast groups rejoin).
+ * port events that change it (and lose the multicast memberships).
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -22,8 +22,9 @@ void sa_sm_ah_put(struct sa_sm_ah *sm_ah)
 
 /*
  * [any] A reference on the port's SM address, or NULL with *err:
- * -ENODEV (no MAD agent, device going away), -ENETDOWN (port not ACTIVE),
- * -EAGAIN (ACTIVE, SM address not known yet).
+ * -ENODEV (no MAD agent, device going away), -EAGAIN (no SM address: the
+ * port is not ACTIVE, or a port event made ib_sa look for the SM again
+ * and it has not found it yet).
  */
 struct sa_sm_ah *sa_sm_ah_get(struct sa_port *port, int *err)
 {
@@ -33,9 +34,7 @@ struct sa_sm_ah *sa_sm_ah_get(struct sa_port *port, int *err)
 	spin_lock_irqsave(&port->ah_lock, flags);
 	if (port->dead || !port->agent)
 		*err = -ENODEV;
-	else if (!port->active)
-		*err = -ENETDOWN;
-	else if (!port->sm_ah)
+	else if (!port->active || !port->sm_ah)
 		*err = -EAGAIN;
 	else
 		sm_ah = port->sm_ah;
@@ -117,17 +116,16 @@ static void sa_port_update(struct work_struct *work)
 	spin_unlock_irqrestore(&port->ah_lock, flags);
 	if (old_ah)
 		sa_sm_ah_put(old_ah);
-
-	if (test_and_clear_bit(SA_PENDING_REJOIN, &port->pending) && active)
-		sa_mcast_rejoin_port(port);
 }
 
 void sa_event_handler(struct ib_event_handler *handler, struct ib_event *event)
 {
 	struct sa_device *sa_dev = container_of(handler, struct sa_device,
 						event_handler);
+	struct sa_sm_ah *old_ah;
 	struct sa_port *port;
 	u32 p = event->element.port_num;
+	unsigned long flags;
 
 	switch (event->event) {
 	case IB_EVENT_LID_CHANGE:
@@ -145,10 +143,27 @@ void sa_event_handler(struct ib_event_handler *handler, struct ib_event *event)
 	port = &sa_dev->port[p - sa_dev->start_port];
 	dev_dbg(&sa_dev->device->dev, "ib_sa: port %u: %s\n", p,
 		ib_event_msg(event->event));
-	if (event->event != IB_EVENT_PORT_ERR &&
-	    event->event != IB_EVENT_PKEY_CHANGE)
-		set_bit(SA_PENDING_REJOIN, &port->pending);
+	/* the SM's address is looked for again: until then -EAGAIN */
+	spin_lock_irqsave(&port->ah_lock, flags);
+	old_ah = port->sm_ah;
+	port->sm_ah = NULL;
+	spin_unlock_irqrestore(&port->ah_lock, flags);
+	if (old_ah)
+		sa_sm_ah_put(old_ah);
 	queue_work(sa_wq, &port->update_work);
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+		sa_mcast_port_event(port, SA_MC_EV_RESET);
+		break;
+	case IB_EVENT_PKEY_CHANGE:
+		sa_mcast_port_event(port, SA_MC_EV_PKEY);
+		break;
+	default:
+		break;
+	}
 }
 
 int sa_port_start(struct sa_port *port)

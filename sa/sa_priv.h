@@ -30,9 +30,22 @@
 #define SA_RETRIES		3
 /* each try of a multicast SET or DELETE waits this long for the answer */
 #define SA_MC_TIMEOUT_MS	2000
-/* a rejoin that failed is tried again this often, this long apart */
-#define SA_MC_REJOIN_TRIES	8
-#define SA_MC_REJOIN_DELAY_MS	1000
+
+/* SA-specific MAD status codes: bits 8-14 of the MAD status (IBA 15.2.1.1) */
+#define IB_SA_STATUS_NO_RESOURCES	1
+#define IB_SA_STATUS_REQ_INVALID	2
+#define IB_SA_STATUS_NO_RECORDS		3
+#define IB_SA_STATUS_TOO_MANY_RECORDS	4
+#define IB_SA_STATUS_REQ_INVALID_GID	5
+#define IB_SA_STATUS_REQ_INSUFFICIENT	6
+#define IB_SA_STATUS_REQ_DENIED		7
+
+/* the records' sizes on the wire */
+#define IB_SA_PATH_REC_SIZE		64
+#define IB_SA_MCMEMBER_REC_SIZE		52
+
+/* every MCMemberRecord:JoinState bit (BIT(enum ib_sa_mc_join_states)) */
+#define IB_SA_JOIN_STATES_MASK		(BIT(NUM_JOIN_MEMBERSHIP_TYPES) - 1)
 
 /* The port's SM as a reference-counted address handle. */
 struct sa_sm_ah {
@@ -55,9 +68,7 @@ struct sa_port {
 	bool			active;		/* the port is ACTIVE */
 	bool			dead;		/* the device is being removed */
 
-	/* port events to act on, set by the event handler (atomic bitops) */
-	unsigned long		pending;
-#define SA_PENDING_REJOIN	0
+	/* queried again, a new SM address made, after port events */
 	struct work_struct	update_work;
 
 	/*
@@ -130,8 +141,17 @@ void sa_recv_handler(struct ib_mad_agent *agent,
 		     struct ib_mad_recv_wc *mad_recv_wc);
 int sa_query_init_module(void);
 
-/* sa_mcast.c */
-void sa_mcast_rejoin_port(struct sa_port *port);
+/* sa_pack.c: an MCMemberRecord to and from its wire attribute */
+void sa_pack_mcmember(const struct ib_sa_mcmember_rec *rec, void *buf);
+void sa_unpack_mcmember(const void *buf, struct ib_sa_mcmember_rec *rec);
+
+/* sa_mcast.c; port events for every group of a port (bits of its events) */
+enum sa_mc_event {
+	SA_MC_EV_RESET,		/* the membership is lost */
+	SA_MC_EV_PKEY,		/* the P_Key table changed */
+};
+
+void sa_mcast_port_event(struct sa_port *port, enum sa_mc_event ev);
 void sa_mcast_stop_port(struct sa_port *port);
 void sa_mcast_init(void);
 void sa_mcast_exit(void);
@@ -141,7 +161,7 @@ enum sa_stat {
 	SA_STAT_PATH_GET,
 	SA_STAT_MC_SET,
 	SA_STAT_MC_DELETE,
-	SA_STAT_MC_REJOIN,
+	SA_STAT_MC_RESET,
 	SA_STAT_TIMEOUT,
 	SA_STAT_BAD_RESPONSE,
 	SA_NR_STATS

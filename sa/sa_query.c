@@ -61,7 +61,7 @@ int sa_query_init(struct ib_sa_query *query, struct sa_port *port,
 	mad->mad_hdr.attr_id = cpu_to_be16(attr_id);
 	mad->mad_hdr.tid = cpu_to_be64(((u64)port->agent->hi_tid << 32) |
 				       (u32)atomic_inc_return(&sa_tid));
-	mad->comp_mask = comp_mask;
+	mad->sa_hdr.comp_mask = comp_mask;
 
 	query->port = port;
 	query->client = client;
@@ -191,19 +191,11 @@ void sa_send_handler(struct ib_mad_agent *agent,
 	sa_client_put(client);
 }
 
-/* the errno of an SA answer's MAD status (see <rdma/ib_sa.h>) */
-static int sa_status_errno(u16 status)
-{
-	u8 sa_status = (status >> 8) & 0x7f;
-
-	if (!status)
-		return 0;
-	if (sa_status == IB_SA_STATUS_NO_RECORDS ||
-	    sa_status == IB_SA_STATUS_REQ_INVALID_GID)
-		return -ENODATA;
-	return -EREMOTEIO;
-}
-
+/*
+ * The errno of an SA answer: -EIO if it is not an answer to query (class,
+ * version, method, attribute), -EINVAL for any non-zero MAD status (the SA
+ * refused: no records, an invalid request...), 0 otherwise.
+ */
 static int sa_check_answer(const struct ib_sa_query *query,
 			   const struct ib_mad_recv_wc *mad_recv_wc)
 {
@@ -224,9 +216,9 @@ static int sa_check_answer(const struct ib_sa_query *query,
 				    mad->mad_hdr.method,
 				    be16_to_cpu(mad->mad_hdr.attr_id),
 				    mad_recv_wc->mad_len);
-		return -EPROTO;
+		return -EIO;
 	}
-	return sa_status_errno(be16_to_cpu(mad->mad_hdr.status));
+	return mad->mad_hdr.status ? -EINVAL : 0;
 }
 
 void sa_recv_handler(struct ib_mad_agent *agent,

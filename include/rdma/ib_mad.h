@@ -652,4 +652,31 @@ void ib_free_send_mad(struct ib_mad_send_buf *send_buf);
 /* [any] 1 if the agent's RMPP is done by the kernel (rmpp_version, no USER_RMPP) */
 int ib_mad_kernel_rmpp_agent(const struct ib_mad_agent *agent);
 
+/*
+ * --- The SA class's MAD (IBA 15.2.1; owned by step S2C) ---
+ *
+ * The SA header follows the RMPP header; ComponentMask says which fields
+ * of the record in data are meaningful.  ib_sa_comp_mask holds it as on
+ * the wire (big-endian), bit n built with IB_SA_COMP_MASK(n); sparse
+ * keeps it apart from plain integers.  Both structs are packed: the
+ * 64-bit fields are only 32-bit aligned on the wire.
+ */
+typedef u64 __bitwise ib_sa_comp_mask;
+
+#define IB_SA_COMP_MASK(n)	((__force ib_sa_comp_mask)cpu_to_be64(1ULL << (n)))
+
+struct ib_sa_hdr {
+	__be64			sm_key;
+	__be16			attr_offset;	/* in 8-byte words */
+	__be16			reserved;
+	ib_sa_comp_mask		comp_mask;
+} __packed;
+
+struct ib_sa_mad {
+	struct ib_mad_hdr	mad_hdr;
+	struct ib_rmpp_hdr	rmpp_hdr;
+	struct ib_sa_hdr	sa_hdr;
+	u8			data[IB_MGMT_SA_DATA];
+} __packed;
+
 #endif /* IBSTACK_RDMA_IB_MAD_H */

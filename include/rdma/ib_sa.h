@@ -2,84 +2,96 @@
 /*
  * The subnet administration client's kernel API (ib_sa.ko): path record
  * queries and multicast group membership, sent to the SA of the port's
- * subnet manager through the MAD layer (<rdma/ib_mad.h>).  Used by
- * IPoIB and ib_cm.
+ * subnet manager through the MAD layer (<rdma/ib_mad.h>, which also holds
+ * the SA MAD, ib_sa_comp_mask and IB_SA_COMP_MASK()).  Used by IPoIB and
+ * ib_cm.
  *
- * Records are kept in host order here (LIDs, P_Keys, Q_Keys, flow labels
- * are plain integers; GIDs are union ib_gid, network order as always);
- * ib_sa packs them into the wire attributes (IBA 15.2.5.16 PathRecord,
- * 15.2.5.17 MCMemberRecord) itself.  Component masks are the wire's
- * big-endian 64-bit ComponentMask, built from the IB_SA_*_REC_* bits.
+ * Records hold their multi-byte fields in network order, as on the wire
+ * (LIDs, P_Keys, Q_Keys, flow labels, service ids; GIDs are union ib_gid);
+ * the bit fields of the wire attributes (IBA 15.2.5.16 PathRecord,
+ * 15.2.5.17 MCMemberRecord) are one u8 each.  ib_sa packs them itself.
+ * Component masks are the wire's big-endian 64-bit ComponentMask, built
+ * from the IB_SA_*_REC_* bits.  ib_sa serves InfiniBand ports: a path
+ * record's rec_type must be SA_PATH_REC_TYPE_IB.
  *
- * Contexts: [sleep] process context; [any] never sleeps.  Every callback
- * runs in process context (a work item of ib_sa or of the MAD layer),
- * never from the call chain of the ib_sa call that started it, and never
- * with a lock of the caller held.
+ * Contexts: [sleep] process context; [any] never sleeps (a spinlock may be
+ * held, interrupts may be off).  Every callback runs in process context (a
+ * work item of ib_sa or of the MAD layer), never from the call chain of
+ * the ib_sa call that started it, and never with a lock of the caller
+ * held.
  *
  * Errors a callback or a call can see:
- *   -EAGAIN      the port is ACTIVE but ib_sa has no address of its SM yet
- *                (returned at once by the call; no callback)
- *   -ENETDOWN    the port is not ACTIVE (returned at once; no callback)
+ *   -EAGAIN      ib_sa has no address of the port's SM: the port is not
+ *                ACTIVE or its SM is not known yet (returned at once by
+ *                the call; no callback)
  *   -ENODEV      the device or port has no ib_sa (returned at once)
+ *   -EINVAL      the SA answered with a non-zero MAD status (no records,
+ *                a request it refuses...); or the call's arguments are bad
+ *                (returned at once)
  *   -ETIMEDOUT   no answer from the SA after every retry
  *   -EINTR       the query was canceled (ib_sa_cancel_query, or the
  *                client or device went away)
- *   -ENODATA     the SA answered "no records" (status ERR_NO_RECORDS) or
- *                "invalid GID" (ERR_REQ_INVALID_GID)
- *   -EREMOTEIO   the SA answered with any other non-zero MAD status
- *   -EPROTO      the answer was malformed (wrong class, attribute, method)
- *   -EIO         the MAD could not be sent
+ *   -EIO         any other failure to send the request or to get its
+ *                answer (a malformed answer included)
+ *   -ENETRESET   a multicast membership was lost (see below)
  */
 #ifndef IBSTACK_RDMA_IB_SA_H
 #define IBSTACK_RDMA_IB_SA_H
 
 #include <ibstack/no_kernel_ib.h>
 #include <linux/types.h>
+#include <linux/compiler.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/string.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_mad.h>
+#include <rdma/opa_addr.h>
 
-/* SA attributes (host order; the wire field is __be16) */
-#define IB_SA_ATTR_CLASS_PORTINFO	0x0001
-#define IB_SA_ATTR_NOTICE		0x0002
-#define IB_SA_ATTR_INFORM_INFO		0x0003
-#define IB_SA_ATTR_NODE_REC		0x0011
-#define IB_SA_ATTR_PORT_INFO_REC	0x0012
-#define IB_SA_ATTR_PATH_REC		0x0035
-#define IB_SA_ATTR_MC_MEMBER_REC	0x0038
-#define IB_SA_ATTR_SERVICE_REC		0x0031
+/* IB_SA_CLASS_VERSION (2) is in <rdma/ib_mad.h>. */
 
 #define IB_SA_CLASS_VERSION		2
 
 /* SA methods beyond the common ones of <rdma/ib_mad.h> */
-#define IB_SA_METHOD_GET_TABLE		0x12
-#define IB_SA_METHOD_GET_TABLE_RESP	0x92
-#define IB_SA_METHOD_DELETE		0x15
-#define IB_SA_METHOD_DELETE_RESP	0x95
-#define IB_SA_METHOD_GET_MULTI		0x14
-#define IB_SA_METHOD_GET_MULTI_RESP	0x94
-#define IB_SA_METHOD_GET_TRACE_TBL	0x13
+enum {
+	IB_SA_METHOD_GET_TABLE		= 0x12,
+	IB_SA_METHOD_GET_TABLE_RESP	= 0x92,
+	IB_SA_METHOD_DELETE		= 0x15,
+	IB_SA_METHOD_DELETE_RESP	= 0x95,
+	IB_SA_METHOD_GET_MULTI		= 0x14,
+	IB_SA_METHOD_GET_MULTI_RESP	= 0x94,
+	IB_SA_METHOD_GET_TRACE_TBL	= 0x13,
+};
 
-/* SA-specific MAD status codes: bits 8-14 of the MAD status (IBA 15.2.1.1) */
-#define IB_SA_STATUS_NO_RESOURCES	1
-#define IB_SA_STATUS_REQ_INVALID	2
-#define IB_SA_STATUS_NO_RECORDS		3
-#define IB_SA_STATUS_TOO_MANY_RECORDS	4
-#define IB_SA_STATUS_REQ_INVALID_GID	5
-#define IB_SA_STATUS_REQ_INSUFFICIENT	6
-#define IB_SA_STATUS_REQ_DENIED		7
+#define OPA_SA_CLASS_VERSION	0x80
 
-/* The SA MAD: common header, RMPP header, SA header, 200 bytes of data. */
-struct ib_sa_mad {
-	struct ib_mad_hdr	mad_hdr;
-	struct ib_rmpp_hdr	rmpp_hdr;
-	__be64			sm_key;
-	__be16			attr_offset;	/* in 8-byte words */
-	__be16			reserved;
-	__be64			comp_mask;
-	u8			data[IB_MGMT_SA_DATA];
-} __packed;
+/* SA attributes (host order; the wire field is __be16) */
+enum {
+	IB_SA_ATTR_CLASS_PORTINFO	= 0x01,
+	IB_SA_ATTR_NOTICE		= 0x02,
+	IB_SA_ATTR_INFORM_INFO		= 0x03,
+	IB_SA_ATTR_NODE_REC		= 0x11,
+	IB_SA_ATTR_PORT_INFO_REC	= 0x12,
+	IB_SA_ATTR_SL2VL_REC		= 0x13,
+	IB_SA_ATTR_SWITCH_REC		= 0x14,
+	IB_SA_ATTR_LINEAR_FDB_REC	= 0x15,
+	IB_SA_ATTR_RANDOM_FDB_REC	= 0x16,
+	IB_SA_ATTR_MCAST_FDB_REC	= 0x17,
+	IB_SA_ATTR_SM_INFO_REC		= 0x18,
+	IB_SA_ATTR_LINK_REC		= 0x20,
+	IB_SA_ATTR_GUID_INFO_REC	= 0x30,
+	IB_SA_ATTR_SERVICE_REC		= 0x31,
+	IB_SA_ATTR_PARTITION_REC	= 0x33,
+	IB_SA_ATTR_PATH_REC		= 0x35,
+	IB_SA_ATTR_VL_ARB_REC		= 0x36,
+	IB_SA_ATTR_MC_MEMBER_REC	= 0x38,
+	IB_SA_ATTR_TRACE_REC		= 0x39,
+	IB_SA_ATTR_MULTI_PATH_REC	= 0x3a,
+	IB_SA_ATTR_SERVICE_ASSOC_REC	= 0x3b,
+	IB_SA_ATTR_INFORM_INFO_REC	= 0xf3,
+};
 
 /* Selectors of MTU, rate and packet lifetime (IBA 15.2.5.16) */
 enum ib_sa_selector {
@@ -89,12 +101,23 @@ enum ib_sa_selector {
 	IB_SA_BEST = 3,	/* the largest MTU or rate, the smallest lifetime */
 };
 
+/*
+ * The bit indexes of MCMemberRecord:JoinState: join_state is a mask of
+ * BIT(index) (BIT(FULLMEMBER_JOIN) = 1 for a full member).  The third
+ * name keeps upstream's spelling.
+ */
+enum ib_sa_mc_join_states {
+	FULLMEMBER_JOIN,
+	NONMEMBER_JOIN,
+	SENDONLY_NONMEBER_JOIN,
+	SENDONLY_FULLMEMBER_JOIN,
+	NUM_JOIN_MEMBERSHIP_TYPES,
+};
+
+/* ClassPortInfo:CapabilityMask2: the SA takes send-only full members */
+#define IB_SA_CAP_MASK2_SENDONLY_FULL_MEM_SUPPORT	BIT(12)
+
 /* enum ib_rate, the rate codes of PathRecord:Rate, is in <rdma/ib_verbs.h>. */
-
-/* The wire ComponentMask: bit n says field n of the record is meaningful. */
-typedef __be64 ib_sa_comp_mask;
-
-#define IB_SA_COMP_MASK(n)	((__force ib_sa_comp_mask)cpu_to_be64(1ULL << (n)))
 
 /* PathRecord ComponentMask bits (bits 0-1: ServiceID, bit 7 reserved) */
 #define IB_SA_PATH_REC_SERVICE_ID	(IB_SA_COMP_MASK(0) | IB_SA_COMP_MASK(1))
@@ -119,23 +142,51 @@ typedef __be64 ib_sa_comp_mask;
 #define IB_SA_PATH_REC_PACKET_LIFE_TIME	IB_SA_COMP_MASK(21)
 #define IB_SA_PATH_REC_PREFERENCE	IB_SA_COMP_MASK(22)
 
-#define IB_SA_PATH_REC_SIZE		64	/* bytes on the wire */
+/* Which member of sa_path_rec's union is valid */
+enum sa_path_rec_type {
+	SA_PATH_REC_TYPE_IB,
+	SA_PATH_REC_TYPE_ROCE_V1,
+	SA_PATH_REC_TYPE_ROCE_V2,
+	SA_PATH_REC_TYPE_OPA
+};
 
-/* A PathRecord, host order. */
-struct ib_sa_path_rec {
-	u64		service_id;
+struct sa_path_rec_ib {
+	__be16		dlid;
+	__be16		slid;
+	u8		raw_traffic;		/* 1 bit */
+};
+
+/* RoCE: route_resolved says dmac already holds the DGID's MAC */
+struct sa_path_rec_roce {
+	bool		route_resolved;
+	u8		dmac[ETH_ALEN];
+};
+
+/* OPA: 32-bit LIDs and the OPA-only fields */
+struct sa_path_rec_opa {
+	__be32		dlid;
+	__be32		slid;
+	u8		raw_traffic;
+	u8		l2_8B;
+	u8		l2_10B;
+	u8		l2_9B;
+	u8		l2_16B;
+	u8		qos_type;
+	u8		qos_priority;
+};
+
+/* A PathRecord; the LIDs are in the union member rec_type names. */
+struct sa_path_rec {
 	union ib_gid	dgid;
 	union ib_gid	sgid;
-	u16		dlid;
-	u16		slid;
-	u8		raw_traffic;		/* 1 bit */
-	u32		flow_label;		/* 20 bits */
+	__be64		service_id;
+	__be32		flow_label;		/* 20 bits */
 	u8		hop_limit;
 	u8		traffic_class;
 	u8		reversible;		/* 1 bit */
 	u8		numb_path;		/* 7 bits */
-	u16		pkey;
-	u16		qos_class;		/* 12 bits */
+	__be16		pkey;
+	__be16		qos_class;		/* 12 bits */
 	u8		sl;			/* 4 bits */
 	u8		mtu_selector;		/* enum ib_sa_selector */
 	u8		mtu;			/* enum ib_mtu */
@@ -144,7 +195,99 @@ struct ib_sa_path_rec {
 	u8		packet_life_time_selector;
 	u8		packet_life_time;	/* 4.096 us * 2^n */
 	u8		preference;
+	union {
+		struct sa_path_rec_ib	ib;
+		struct sa_path_rec_roce	roce;
+		struct sa_path_rec_opa	opa;
+	};
+	enum sa_path_rec_type rec_type;
+	u32		flags;
 };
+
+/* The GID type of a path's record type, and back. */
+static inline enum ib_gid_type sa_conv_pathrec_to_gid_type(struct sa_path_rec *rec)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_ROCE_V1)
+		return IB_GID_TYPE_ROCE;
+	if (rec->rec_type == SA_PATH_REC_TYPE_ROCE_V2)
+		return IB_GID_TYPE_ROCE_UDP_ENCAP;
+	return IB_GID_TYPE_IB;
+}
+
+static inline enum sa_path_rec_type sa_conv_gid_to_pathrec_type(enum ib_gid_type type)
+{
+	if (type == IB_GID_TYPE_ROCE)
+		return SA_PATH_REC_TYPE_ROCE_V1;
+	if (type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return SA_PATH_REC_TYPE_ROCE_V2;
+	return SA_PATH_REC_TYPE_IB;
+}
+
+/*
+ * The IB-specific fields of ib from the OPA ones of opa: 16-bit LIDs, or,
+ * when either OPA LID does not fit one, zero LIDs with both LIDs carried
+ * in the interface ids of OPA GIDs (the DGID's prefix taken from opa's).
+ */
+static inline void path_conv_opa_to_ib(struct sa_path_rec *ib,
+				       struct sa_path_rec *opa)
+{
+	u32 dlid = be32_to_cpu(opa->opa.dlid);
+	u32 slid = be32_to_cpu(opa->opa.slid);
+
+	if (opa_is_extended_lid(opa->opa.dlid, opa->opa.slid)) {
+		ib->dgid.global.interface_id = OPA_MAKE_ID(dlid);
+		ib->dgid.global.subnet_prefix = opa->dgid.global.subnet_prefix;
+		ib->sgid.global.interface_id = OPA_MAKE_ID(slid);
+		ib->ib.dlid = 0;
+		ib->ib.slid = 0;
+	} else {
+		ib->ib.dlid = cpu_to_be16(dlid);
+		ib->ib.slid = cpu_to_be16(slid);
+	}
+	ib->service_id = opa->service_id;
+	ib->ib.raw_traffic = opa->opa.raw_traffic;
+}
+
+/* The OPA-specific fields of opa from ib (LIDs from OPA GIDs if it has them). */
+static inline void path_conv_ib_to_opa(struct sa_path_rec *opa,
+				       struct sa_path_rec *ib)
+{
+	u32 slid, dlid;
+
+	if (ib_is_opa_gid(&ib->sgid) || ib_is_opa_gid(&ib->dgid)) {
+		slid = opa_get_lid_from_gid(&ib->sgid);
+		dlid = opa_get_lid_from_gid(&ib->dgid);
+	} else {
+		slid = be16_to_cpu(ib->ib.slid);
+		dlid = be16_to_cpu(ib->ib.dlid);
+	}
+	opa->opa.slid = cpu_to_be32(slid);
+	opa->opa.dlid = cpu_to_be32(dlid);
+	opa->service_id = ib->service_id;
+	opa->opa.raw_traffic = ib->ib.raw_traffic;
+}
+
+/* dest = src as an IB record (nothing happens unless src is OPA) */
+static inline void sa_convert_path_opa_to_ib(struct sa_path_rec *dest,
+					     struct sa_path_rec *src)
+{
+	if (src->rec_type != SA_PATH_REC_TYPE_OPA)
+		return;
+	*dest = *src;
+	dest->rec_type = SA_PATH_REC_TYPE_IB;
+	path_conv_opa_to_ib(dest, src);
+}
+
+/* dest = src as an OPA record (nothing happens unless src is IB) */
+static inline void sa_convert_path_ib_to_opa(struct sa_path_rec *dest,
+					     struct sa_path_rec *src)
+{
+	if (src->rec_type != SA_PATH_REC_TYPE_IB)
+		return;
+	*dest = *src;
+	dest->rec_type = SA_PATH_REC_TYPE_OPA;
+	path_conv_ib_to_opa(dest, src);
+}
 
 /* MCMemberRecord ComponentMask bits */
 #define IB_SA_MCMEMBER_REC_MGID			IB_SA_COMP_MASK(0)
@@ -166,45 +309,82 @@ struct ib_sa_path_rec {
 #define IB_SA_MCMEMBER_REC_JOIN_STATE		IB_SA_COMP_MASK(16)
 #define IB_SA_MCMEMBER_REC_PROXY_JOIN		IB_SA_COMP_MASK(17)
 
-#define IB_SA_MCMEMBER_REC_SIZE		52	/* bytes on the wire */
-
-/* MCMemberRecord:JoinState bits */
-enum ib_sa_mc_join_states {
-	IB_SA_JOIN_FULL_MEMBER = BIT(0),
-	IB_SA_JOIN_NON_MEMBER = BIT(1),
-	IB_SA_JOIN_SENDONLY_NON_MEMBER = BIT(2),
-	IB_SA_JOIN_SENDONLY_FULL_MEMBER = BIT(3),
-};
-
-#define IB_SA_JOIN_STATES_MASK		0xf
-
-/* An MCMemberRecord, host order. */
+/* An MCMemberRecord. */
 struct ib_sa_mcmember_rec {
 	union ib_gid	mgid;
 	union ib_gid	port_gid;
-	u32		qkey;
-	u16		mlid;
+	__be32		qkey;
+	__be16		mlid;
 	u8		mtu_selector;
 	u8		mtu;
 	u8		traffic_class;
-	u16		pkey;
+	__be16		pkey;
 	u8		rate_selector;
 	u8		rate;
 	u8		packet_life_time_selector;
 	u8		packet_life_time;
 	u8		sl;			/* 4 bits */
-	u32		flow_label;		/* 20 bits */
+	__be32		flow_label;		/* 20 bits */
 	u8		hop_limit;
 	u8		scope;			/* 4 bits */
-	u8		join_state;		/* enum ib_sa_mc_join_states */
+	u8		join_state;		/* BIT(enum ib_sa_mc_join_states) */
 	u8		proxy_join;		/* 1 bit */
 };
 
-/* [any] records to and from their wire attributes (buf: the SA MAD data) */
-void ib_sa_pack_path(const struct ib_sa_path_rec *rec, void *buf);
-void ib_sa_unpack_path(const void *buf, struct ib_sa_path_rec *rec);
-void ib_sa_pack_mcmember(const struct ib_sa_mcmember_rec *rec, void *buf);
-void ib_sa_unpack_mcmember(const void *buf, struct ib_sa_mcmember_rec *rec);
+/* ServiceRecord ComponentMask bits (IBA 15.2.5.14; bit 3 reserved) */
+#define IB_SA_SERVICE_REC_SERVICE_ID		IB_SA_COMP_MASK(0)
+#define IB_SA_SERVICE_REC_SERVICE_GID		IB_SA_COMP_MASK(1)
+#define IB_SA_SERVICE_REC_SERVICE_PKEY		IB_SA_COMP_MASK(2)
+#define IB_SA_SERVICE_REC_SERVICE_LEASE		IB_SA_COMP_MASK(4)
+#define IB_SA_SERVICE_REC_SERVICE_KEY		IB_SA_COMP_MASK(5)
+#define IB_SA_SERVICE_REC_SERVICE_NAME		IB_SA_COMP_MASK(6)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_0	IB_SA_COMP_MASK(7)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_1	IB_SA_COMP_MASK(8)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_2	IB_SA_COMP_MASK(9)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_3	IB_SA_COMP_MASK(10)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_4	IB_SA_COMP_MASK(11)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_5	IB_SA_COMP_MASK(12)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_6	IB_SA_COMP_MASK(13)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_7	IB_SA_COMP_MASK(14)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_8	IB_SA_COMP_MASK(15)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_9	IB_SA_COMP_MASK(16)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_10	IB_SA_COMP_MASK(17)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_11	IB_SA_COMP_MASK(18)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_12	IB_SA_COMP_MASK(19)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_13	IB_SA_COMP_MASK(20)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_14	IB_SA_COMP_MASK(21)
+#define IB_SA_SERVICE_REC_SERVICE_DATA8_15	IB_SA_COMP_MASK(22)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_0	IB_SA_COMP_MASK(23)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_1	IB_SA_COMP_MASK(24)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_2	IB_SA_COMP_MASK(25)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_3	IB_SA_COMP_MASK(26)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_4	IB_SA_COMP_MASK(27)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_5	IB_SA_COMP_MASK(28)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_6	IB_SA_COMP_MASK(29)
+#define IB_SA_SERVICE_REC_SERVICE_DATA16_7	IB_SA_COMP_MASK(30)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_0	IB_SA_COMP_MASK(31)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_1	IB_SA_COMP_MASK(32)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_2	IB_SA_COMP_MASK(33)
+#define IB_SA_SERVICE_REC_SERVICE_DATA32_3	IB_SA_COMP_MASK(34)
+#define IB_SA_SERVICE_REC_SERVICE_DATA64_0	IB_SA_COMP_MASK(35)
+#define IB_SA_SERVICE_REC_SERVICE_DATA64_1	IB_SA_COMP_MASK(36)
+
+/* ServiceRecord:ServiceLease of a service that never expires */
+#define IB_DEFAULT_SERVICE_LEASE	0xFFFFFFFF
+
+/* GUIDInfoRecord ComponentMask bits */
+#define IB_SA_GUIDINFO_REC_LID		IB_SA_COMP_MASK(0)
+#define IB_SA_GUIDINFO_REC_BLOCK_NUM	IB_SA_COMP_MASK(1)
+#define IB_SA_GUIDINFO_REC_RES1		IB_SA_COMP_MASK(2)
+#define IB_SA_GUIDINFO_REC_RES2		IB_SA_COMP_MASK(3)
+#define IB_SA_GUIDINFO_REC_GID0		IB_SA_COMP_MASK(4)
+#define IB_SA_GUIDINFO_REC_GID1		IB_SA_COMP_MASK(5)
+#define IB_SA_GUIDINFO_REC_GID2		IB_SA_COMP_MASK(6)
+#define IB_SA_GUIDINFO_REC_GID3		IB_SA_COMP_MASK(7)
+#define IB_SA_GUIDINFO_REC_GID4		IB_SA_COMP_MASK(8)
+#define IB_SA_GUIDINFO_REC_GID5		IB_SA_COMP_MASK(9)
+#define IB_SA_GUIDINFO_REC_GID6		IB_SA_COMP_MASK(10)
+#define IB_SA_GUIDINFO_REC_GID7		IB_SA_COMP_MASK(11)
 
 /*
  * A kernel user of ib_sa.  Every query and multicast membership names its
@@ -234,61 +414,52 @@ void ib_sa_cancel_query(int id, struct ib_sa_query *query);
 
 /*
  * [any, gfp permitting] Asks the SA for a path (SubnAdmGet(PathRecord): one
- * record) matching rec's fields selected by comp_mask.  Returns the
- * query's id (>= 0) and sets *query, or a negative errno (then no callback
- * follows).  callback(status, resp, num_paths, context) is called once:
- * status 0 with the record (resp valid during the call only, num_paths 1),
+ * record) matching rec's fields selected by comp_mask; rec->rec_type must
+ * be SA_PATH_REC_TYPE_IB (-EINVAL otherwise).  Returns the query's id
+ * (>= 0) and sets *query, or a negative errno (then no callback follows).
+ * callback(status, resp, num_prs, context) is called once: status 0 with
+ * the record (an IB record; resp valid during the call only, num_prs 1),
  * or a negative errno (see the top of this file) with resp NULL and
- * num_paths 0.  The MAD is retried up to 3 times, each try waiting
+ * num_prs 0.  The MAD is retried up to 3 times, each try waiting
  * timeout_ms.  The callback runs on the MAD layer's work queue of the
- * port: it must not wait for another SA query (no
- * ib_sa_path_rec_get_sync() there); starting one is fine.
+ * port: it must not wait for another SA query's callback; starting a
+ * query is fine.
  */
 int ib_sa_path_rec_get(struct ib_sa_client *client, struct ib_device *device,
-		       u32 port_num, const struct ib_sa_path_rec *rec,
+		       u32 port_num, struct sa_path_rec *rec,
 		       ib_sa_comp_mask comp_mask, unsigned long timeout_ms,
 		       gfp_t gfp_mask,
-		       void (*callback)(int status, struct ib_sa_path_rec *resp,
-					unsigned int num_paths, void *context),
+		       void (*callback)(int status, struct sa_path_rec *resp,
+					int num_prs, void *context),
 		       void *context, struct ib_sa_query **query);
-
-/*
- * [sleep] The same, waiting for the answer: 0 with *resp filled, or a
- * negative errno.  A signal during the wait cancels the query; the call
- * still returns only once the query has finished, with its result (-EINTR
- * unless the answer got there first).
- */
-int ib_sa_path_rec_get_sync(struct ib_sa_client *client,
-			    struct ib_device *device, u32 port_num,
-			    const struct ib_sa_path_rec *rec,
-			    ib_sa_comp_mask comp_mask,
-			    unsigned long timeout_ms,
-			    struct ib_sa_path_rec *resp);
 
 /*
  * Multicast membership.
  *
  * Kernel users joining the same (device, port, MGID) share one group:
  * ib_sa sends one SubnAdmSet(MCMemberRecord) per JoinState bit the group
- * does not hold yet, gives later members the cached record without asking
- * the SA, and sends SubnAdmDelete(MCMemberRecord) for a JoinState bit only
- * when the last member needing it leaves.  A join with a zero MGID (with
- * the components the SA needs to create a group: Q_Key, P_Key, SL,
- * FlowLabel, TClass, JoinState...) asks the SA to create a group with an
- * MGID of its choice; such a group is never shared with another zero-MGID
- * join.
+ * does not hold yet, gives later members the group's record without asking
+ * the SA (after checking that it matches the components they gave:
+ * -EINVAL otherwise), and sends SubnAdmDelete(MCMemberRecord) for a
+ * JoinState bit only when the last member needing it leaves.  A join with a
+ * zero MGID (with the components the SA needs to create a group: Q_Key,
+ * P_Key, SL, FlowLabel, TClass, JoinState...) asks the SA to create a
+ * group with an MGID of its choice; such a group is never shared with
+ * another zero-MGID join.  The SET a group sends carries the record and
+ * components of its first member waiting for the bits it asks.
  *
  * callback(status, multicast) runs in process context (ib_sa's work
  * queue), one call at a time per membership:
  *  - status 0: the membership is established; multicast->rec is the
- *    group's MCMemberRecord as the SA returned it (MLID, MGID, Q_Key...).
- *  - status 0 again later: the group was rejoined after an SM change, a
- *    LID change, a CLIENT_REREGISTER or the port coming back ACTIVE;
- *    multicast->rec holds the new record (the MLID may differ: re-attach
- *    QPs) and multicast->rejoins counts these calls.  ib_sa rejoins by
- *    itself; the member need not (and must not) join again.
- *  - status < 0: the join (or a rejoin) failed; the membership stays
- *    inactive until it is freed.
+ *    group's MCMemberRecord as the SA returned it (MLID, MGID, Q_Key...)
+ *    with the member's own join_state.
+ *  - status -ENETRESET: the membership was lost (the port went down, its
+ *    LID changed, the SM asked its clients to register again, or the
+ *    group's P_Key left the port's P_Key table or moved in it).  ib_sa does
+ *    not join again by itself: the member must be freed, and joined again
+ *    when the port is usable.
+ *  - another status < 0: the join failed; the membership stays inactive
+ *    until it is freed.
  * The callback may return non-zero to end the membership: ib_sa then frees
  * it as ib_sa_free_multicast() would (do not call that afterwards).  The
  * callback must never call ib_sa_free_multicast() on its own membership
@@ -301,19 +472,19 @@ struct ib_sa_multicast {
 	int				(*callback)(int status,
 						    struct ib_sa_multicast *multicast);
 	void				*context;
-	unsigned int			rejoins;
 };
 
 /*
- * [sleep] Joins the group rec->mgid with rec->join_state (a single
- * JoinState bit is usual).  rec->port_gid must be a GID of the port.
- * Returns the membership (the callback follows, even if the group is
- * already joined) or an ERR_PTR: -EINVAL for a bad port or join_state,
- * -ENETDOWN / -EAGAIN as above, -ENOMEM.
+ * [any, gfp permitting] Joins the group rec->mgid with rec->join_state,
+ * any non-zero mask of the four JoinState bits (IPoIB: 1 for a full
+ * member, 3 for a send-only join).  rec->port_gid must be a GID of the
+ * port.  Returns the membership (the callback follows, even if the group
+ * is already joined) or an ERR_PTR: -EINVAL for a bad port or join_state,
+ * -EAGAIN or -ENODEV as above, -ENOMEM.
  */
 struct ib_sa_multicast *
 ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
-		     u32 port_num, const struct ib_sa_mcmember_rec *rec,
+		     u32 port_num, struct ib_sa_mcmember_rec *rec,
 		     ib_sa_comp_mask comp_mask, gfp_t gfp_mask,
 		     int (*callback)(int status, struct ib_sa_multicast *multicast),
 		     void *context);
@@ -326,30 +497,127 @@ ib_sa_join_multicast(struct ib_sa_client *client, struct ib_device *device,
 void ib_sa_free_multicast(struct ib_sa_multicast *multicast);
 
 /*
- * [sleep] The record of a group this port has joined (at least one member's
- * join completed): 0, or -EADDRNOTAVAIL if no such joined group.
+ * [any] The record of a group this port has joined (at least one member's
+ * join completed, and the membership was not lost since): 0, or
+ * -EADDRNOTAVAIL if no such joined group.
  */
 int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
-			   const union ib_gid *mgid,
-			   struct ib_sa_mcmember_rec *rec);
+			   union ib_gid *mgid, struct ib_sa_mcmember_rec *rec);
 
 /*
  * [any] An address vector to send to the group (MLID, GRH to the MGID
  * with the group's flow label, hop limit, TClass, SL and rate) from the
- * port's GID equal to rec->port_gid.  -EINVAL if the port has no such
- * GID.
+ * port's GID equal to rec->port_gid.  ndev is for RoCE ports (ignored on
+ * an IB port, as is a gid_type other than IB_GID_TYPE_IB there: an IB
+ * port's GIDs are all of that type).  -EINVAL if the port is not an IB
+ * port or has no such GID.
  */
 int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
-			     const struct ib_sa_mcmember_rec *rec,
+			     struct ib_sa_mcmember_rec *rec,
+			     struct net_device *ndev,
+			     enum ib_gid_type gid_type,
 			     struct rdma_ah_attr *ah_attr);
 
 /*
- * [any] An address vector for the path (DLID, SL, rate, SLID's path bits
- * under the port's LMC; a GRH when the hop limit exceeds 1, i.e. the path
- * leaves the subnet).  -EINVAL if rec->sgid is not a GID of the port.
+ * [any] An address vector for an IB path: DLID, SL, rate, the SLID's path
+ * bits under the port's LMC, and a GRH (to rec->dgid, with the path's flow
+ * label, hop limit and TClass) iff rec->hop_limit > 0.  The GRH's source
+ * GID is sgid_attr's, or, when sgid_attr is NULL, the port's GID equal to
+ * rec->sgid (-EINVAL if the port has none).  A non-NULL sgid_attr cannot
+ * exist before ib_core keeps GID attributes (issue 13, step S3E): -EINVAL.
+ * Release with rdma_destroy_ah_attr().
  */
-int ib_init_ah_from_path(struct ib_device *device, u32 port_num,
-			 const struct ib_sa_path_rec *rec,
-			 struct rdma_ah_attr *ah_attr);
+int ib_init_ah_attr_from_path(struct ib_device *device, u32 port_num,
+			      struct sa_path_rec *rec,
+			      struct rdma_ah_attr *ah_attr,
+			      const struct ib_gid_attr *sgid_attr);
+
+/* [any] an IB path record to and from its wire attribute (SA MAD data) */
+void ib_sa_pack_path(struct sa_path_rec *rec, void *attribute);
+void ib_sa_unpack_path(void *attribute, struct sa_path_rec *rec);
+
+static inline bool sa_path_is_roce(struct sa_path_rec *rec)
+{
+	return rec->rec_type == SA_PATH_REC_TYPE_ROCE_V1 ||
+	       rec->rec_type == SA_PATH_REC_TYPE_ROCE_V2;
+}
+
+static inline bool sa_path_is_opa(struct sa_path_rec *rec)
+{
+	return rec->rec_type == SA_PATH_REC_TYPE_OPA;
+}
+
+/* The LID and raw-traffic setters and getters of IB and OPA records. */
+static inline void sa_path_set_slid(struct sa_path_rec *rec, u32 slid)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		rec->ib.slid = cpu_to_be16(slid);
+	else if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		rec->opa.slid = cpu_to_be32(slid);
+}
+
+static inline void sa_path_set_dlid(struct sa_path_rec *rec, u32 dlid)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		rec->ib.dlid = cpu_to_be16(dlid);
+	else if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		rec->opa.dlid = cpu_to_be32(dlid);
+}
+
+static inline void sa_path_set_raw_traffic(struct sa_path_rec *rec,
+					   u8 raw_traffic)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		rec->ib.raw_traffic = raw_traffic;
+	else if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		rec->opa.raw_traffic = raw_traffic;
+}
+
+/* the SLID as a 32-bit big-endian LID (0 for RoCE) */
+static inline __be32 sa_path_get_slid(struct sa_path_rec *rec)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		return cpu_to_be32(be16_to_cpu(rec->ib.slid));
+	if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		return rec->opa.slid;
+	return 0;
+}
+
+/* the DLID as a 32-bit big-endian LID (0 for RoCE) */
+static inline __be32 sa_path_get_dlid(struct sa_path_rec *rec)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		return cpu_to_be32(be16_to_cpu(rec->ib.dlid));
+	if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		return rec->opa.dlid;
+	return 0;
+}
+
+static inline u8 sa_path_get_raw_traffic(struct sa_path_rec *rec)
+{
+	if (rec->rec_type == SA_PATH_REC_TYPE_IB)
+		return rec->ib.raw_traffic;
+	if (rec->rec_type == SA_PATH_REC_TYPE_OPA)
+		return rec->opa.raw_traffic;
+	return 0;
+}
+
+/* The destination MAC of a RoCE record (the others have none). */
+static inline void sa_path_set_dmac(struct sa_path_rec *rec, u8 *dmac)
+{
+	if (sa_path_is_roce(rec))
+		memcpy(rec->roce.dmac, dmac, ETH_ALEN);
+}
+
+static inline void sa_path_set_dmac_zero(struct sa_path_rec *rec)
+{
+	if (sa_path_is_roce(rec))
+		eth_zero_addr(rec->roce.dmac);
+}
+
+static inline u8 *sa_path_get_dmac(struct sa_path_rec *rec)
+{
+	return sa_path_is_roce(rec) ? rec->roce.dmac : NULL;
+}
 
 #endif /* IBSTACK_RDMA_IB_SA_H */

@@ -67,6 +67,7 @@ enum ib_mad_result {
 };
 
 #define IB_LID_PERMISSIVE		cpu_to_be16(0xffff)
+#define IB_MULTICAST_LID_BASE		cpu_to_be16(0xc000)
 #define IB_MULTICAST_QPN		0xffffff
 
 struct ib_device;
@@ -716,6 +717,14 @@ enum ib_ah_flags {
  * them (issue 13, step S3E), every sgid_attr below is NULL.
  */
 struct ib_gid_attr;
+
+/* A GID's type (the values of uverbs' IB_UVERBS_GID_TYPE_*) */
+enum ib_gid_type {
+	IB_GID_TYPE_IB = 0,
+	IB_GID_TYPE_ROCE = 1,
+	IB_GID_TYPE_ROCE_UDP_ENCAP = 2,
+	IB_GID_TYPE_SIZE
+};
 
 struct ib_global_route {
 	const struct ib_gid_attr *sgid_attr;	/* NULL: taken from sgid_index */

@@ -31,14 +31,9 @@ b=$top/build/$rel
 # --- the differences still expected, each with the step that removes it --------
 # Exported by ours, not by 6.1 (renamed, made inline or dropped there).
 EXPORT_EXCEPTIONS="
-ib_init_ah_from_path	S2C	ib_init_ah_attr_from_path
-ib_sa_pack_mcmember	S2C	private to sa/
-ib_sa_unpack_mcmember	S2C	private to sa/
-ib_sa_path_rec_get_sync	S2C	into tests/ksa
 "
 # Imported by 6.1's ipoib (appendix A), not exported by ours yet.
 IPOIB_EXCEPTIONS="
-ib_init_ah_attr_from_path	S2C
 "
 # Values that differ today: "name ours 6.1 step".
 VALUE_EXCEPTIONS="
@@ -46,11 +41,12 @@ VALUE_EXCEPTIONS="
 # Appendix A: the InfiniBand symbols 6.1's ipoib (CM off) imports.
 IPOIB_IMPORTS=$(grep -v '^#' "$top/tests/upstream-ipoib/ipoib-imports.txt")
 # The wire structs whose sizes and alignments must agree.
-WIRE_STRUCTS="ib_mad_hdr ib_mad ib_smp ib_sa_mad ib_grh ib_rmpp_hdr ib_rmpp_mad
-ib_vendor_mad ib_pma_portcounters ib_pma_portcounters_ext ib_sa_mcmember_rec
-opa_mad opa_rmpp_mad ib_class_port_info opa_class_port_info ib_mad_notice_attr
-ib_port_info ib_node_info ib_vl_weight_elem ib_pma_mad ib_pma_portsamplescontrol
-ib_pma_portsamplesresult ib_pma_portsamplesresult_ext"
+WIRE_STRUCTS="ib_mad_hdr ib_mad ib_smp ib_sa_mad ib_grh ib_rmpp_hdr ib_rmpp_mad ib_vendor_mad
+ib_pma_portcounters ib_pma_portcounters_ext ib_sa_mcmember_rec opa_mad opa_rmpp_mad
+ib_class_port_info opa_class_port_info ib_mad_notice_attr ib_port_info ib_node_info
+ib_vl_weight_elem ib_pma_mad ib_pma_portsamplescontrol ib_pma_portsamplesresult
+ib_pma_portsamplesresult_ext ib_sa_hdr sa_path_rec sa_path_rec_ib sa_path_rec_roce
+sa_path_rec_opa ib_sa_multicast"
 
 listed() { awk 'NF { print $1 }' <<<"$1" | LC_ALL=C sort -u; }
 words() { tr -s ' \n\t' '\n' <<<"$1" | grep . | LC_ALL=C sort -u; }

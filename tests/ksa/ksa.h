@@ -29,8 +29,8 @@ struct ksa_async {
 	struct completion	done;
 	int			status;
 	int			calls;
-	unsigned int		num;
-	struct ib_sa_path_rec	rec;
+	int			num;
+	struct sa_path_rec	rec;
 };
 
 extern struct ib_sa_client ksa_client;
@@ -48,11 +48,20 @@ int ksa_refresh_ports(struct ksa_ctx *ctx);
 void ksa_path_tests(struct ksa_ctx *ctx);
 /* the request from port src to the other port (or peer_lid) */
 ib_sa_comp_mask ksa_path_req(struct ksa_ctx *ctx, int src,
-			     struct ib_sa_path_rec *req);
-void ksa_path_cb(int status, struct ib_sa_path_rec *resp,
-		 unsigned int num_paths, void *context);
+			     struct sa_path_rec *req);
+void ksa_path_cb(int status, struct sa_path_rec *resp, int num_prs,
+		 void *context);
+/*
+ * [sleep] ib_sa_path_rec_get() waiting for the answer: 0 with *resp, or
+ * the call's or the callback's errno (a signal cancels the query, the
+ * result is then -EINTR unless the answer got there first)
+ */
+int ksa_path_get_sync(struct ksa_ctx *ctx, u32 port_num,
+		      struct sa_path_rec *req, ib_sa_comp_mask mask,
+		      unsigned long timeout_ms, struct sa_path_rec *resp);
 void ksa_atomic_tests(struct ksa_ctx *ctx);
 void ksa_path_port_down(struct ksa_ctx *ctx);
+void ksa_path_no_sm(struct ksa_ctx *ctx);
 /* a join of port 1 that creates a group of mgid (zero: the SA picks) */
 ib_sa_comp_mask ksa_create_rec(struct ksa_ctx *ctx, const union ib_gid *mgid,
 			       u8 scope, struct ib_sa_mcmember_rec *rec);

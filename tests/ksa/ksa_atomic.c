@@ -34,7 +34,7 @@ static int ksa_atomic_mc_cb(int status, struct ib_sa_multicast *mc)
 
 	if (!completion_done(&m->done)) {
 		m->status = status;
-		m->mlid = mc->rec.mlid;
+		m->mlid = be16_to_cpu(mc->rec.mlid);
 		complete(&m->done);
 	}
 	return 0;
@@ -57,7 +57,8 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 	struct ib_sa_query *query, *query2;
 	struct ib_sa_mcmember_rec rec, cached;
 	struct ib_sa_multicast *mc;
-	struct ib_sa_path_rec req;
+	union ib_gid mgid = ksa_atomic_mgid;
+	struct sa_path_rec req;
 	ib_sa_comp_mask mask, mc_mask;
 	unsigned long flags;
 	int id, id2, ret;
@@ -87,7 +88,7 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 			 "ib_sa_path_rec_get returned %d", id);
 	} else if (ksa_atomic_wait(ctx, &path.done, "atomic: path query answered")) {
 		ksa_check(ctx, !path.status && path.num == 1,
-			  "atomic: path query answered", "status %d, %u records",
+			  "atomic: path query answered", "status %d, %d records",
 			  path.status, path.num);
 	} else {
 		/* never leave a callback pointing at this stack frame */
@@ -107,7 +108,7 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 	/* 2: the group's record, and a query cancelled, under the lock */
 	init_completion(&cancelled.done);
 	spin_lock_irqsave(&ksa_atomic_lock, flags);
-	ret = ib_sa_get_mcmember_rec(ctx->device, 1, &ksa_atomic_mgid, &cached);
+	ret = ib_sa_get_mcmember_rec(ctx->device, 1, &mgid, &cached);
 	id2 = ib_sa_path_rec_get(&ksa_client, ctx->device, 1, &req, mask,
 				 KSA_TIMEOUT_MS, GFP_ATOMIC, ksa_path_cb,
 				 &cancelled, &query2);
@@ -115,9 +116,10 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 		ib_sa_cancel_query(id2, query2);
 	spin_unlock_irqrestore(&ksa_atomic_lock, flags);
 
-	ksa_check(ctx, !ret && cached.mlid == member.mlid,
+	ksa_check(ctx, !ret && be16_to_cpu(cached.mlid) == member.mlid,
 		  "atomic: ib_sa_get_mcmember_rec under a spinlock",
-		  "ret %d mlid 0x%x want 0x%x", ret, cached.mlid, member.mlid);
+		  "ret %d mlid 0x%x want 0x%x", ret, be16_to_cpu(cached.mlid),
+		  member.mlid);
 	if (id2 < 0)
 		ksa_fail(ctx, "atomic: query cancelled under a spinlock",
 			 "ib_sa_path_rec_get returned %d", id2);

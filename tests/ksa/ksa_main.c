@@ -8,11 +8,13 @@
  * CMD is path (path record queries from each port to the other port, or
  * with peer_lid1=/peer_lid2= to those LIDs), atomic (the calls IPoIB makes
  * with a spinlock held, made so: a path query, a join, the group's record,
- * a cancel), join (three memberships of
- * two groups, two sharing one), leave1 (one sharer leaves), leave (the
- * others leave), down (port 1 is down: requests are refused at once),
- * rejoin (every membership saw a rejoin after a port event since the last
- * rejoin or down).  The write returns when the checks are done; each prints
+ * a cancel), join (four memberships of two groups, sharing them, one with
+ * JoinState 3; two joins refused with -EINVAL), leave1 (one sharer
+ * leaves), leave (the others leave), down (port 1 is down: the members
+ * were told -ENETRESET, requests are refused at once), nosm (the SM does
+ * not answer: -ETIMEDOUT), rejoin (every membership was told -ENETRESET
+ * after a port event and was joined again by this module, as IPoIB does,
+ * since the last rejoin).  The write returns when the checks are done; each prints
  * "ibstack_ksa: PASS name" or "ibstack_ksa: FAIL name: why", then
  * "ibstack_ksa: cmd CMD done: N passed, M failed".
  */
@@ -118,6 +120,8 @@ static int ksa_cmd_set(const char *val, const struct kernel_param *kp)
 		ksa_mcast_leave_one(&ksa);
 	} else if (!strcmp(cmd, "leave")) {
 		ksa_mcast_leave(&ksa);
+	} else if (!strcmp(cmd, "nosm")) {
+		ksa_path_no_sm(&ksa);
 	} else if (!strcmp(cmd, "rejoin")) {
 		ksa_mcast_rejoin_check(&ksa);
 	} else if (!strcmp(cmd, "down")) {
@@ -137,7 +141,7 @@ static const struct kernel_param_ops ksa_cmd_ops = {
 	.set = ksa_cmd_set,
 };
 module_param_cb(cmd, &ksa_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "checks to run: path, atomic, join, leave1, leave, down, rejoin");
+MODULE_PARM_DESC(cmd, "checks to run: path, atomic, join, leave1, leave, down, nosm, rejoin");
 
 static struct ib_client ksa_ib_client;
 

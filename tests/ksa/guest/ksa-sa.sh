@@ -4,9 +4,11 @@
 # ib_sa and the test module (tests/ksa, ibstack_ksa), has it resolve path
 # records from each port, and on node 1 (the SM's node) joins and leaves
 # multicast groups, checking them with saquery and ib_sa's request
-# counters (/sys/kernel/debug/ib_sa/stats); then restarts opensm and checks
-# the groups are rejoined; then pulls port 1's cable (requests refused at
-# once) and plugs it back (the groups are rejoined again).  One node: port 1 is cabled to port 2 (one
+# counters (/sys/kernel/debug/ib_sa/stats); then freezes opensm (a path
+# query times out), restarts it and checks that the members were told
+# -ENETRESET and that the module's rejoins (as IPoIB's) brought the groups
+# back; then pulls port 1's cable (members told -ENETRESET, requests
+# refused at once with -EAGAIN) and plugs it back (joined again).  One node: port 1 is cabled to port 2 (one
 # subnet); two nodes: each port is its own subnet, the paths go to the
 # other node's LIDs (found with saquery).  At the end the module unloads,
 # no reference to ib_sa may be left but its holders', and ib_sa unloads
@@ -31,12 +33,13 @@ ddebug=/sys/kernel/debug/dynamic_debug/control
 # both nodes: ib_sa and the module loaded (3), path (1 + 1 + 4 fields),
 # the unload and ib_sa's references (3), ib_sa unloaded and loaded again
 # unless other modules hold it (2, below); node 1: the calls made under a
-# spinlock (2), multicast (12), the SM restart (8), the cable (10).
+# spinlock (2), multicast (12), the frozen SM (3), the SM restart (8), the
+# cable (10).
 # PARTS=atomic (one node): only the calls made under a spinlock (the debug
 # kernel's short run in make check), set-up and finish around them
 PARTS=${PARTS:-all}
 if [ "$PARTS" = atomic ]; then plan 8
-elif [ "$NODE" = 1 ]; then plan 44
+elif [ "$NODE" = 1 ]; then plan 47
 else plan 12; fi
 
 # ksa_ko: the test module for the running kernel (KSA_KO, then the build
@@ -242,8 +245,11 @@ l0=$(stat mc_leave)
 join_mark=$(klog_mark)
 run_cmd join
 j1=$(stat mc_join)
-expect "$t: two SA joins for three members of two groups ('$j0' -> '$j1')" \
-	counted "$j0" "$j1" 2
+# A and C create their groups, D adds the non-member bit to C's, the join
+# the SA refuses asks it once; B (shared) and the join whose Q_Key differs
+# from the group's are answered by ib_sa alone
+expect "$t: four SA joins for four members of two groups and two refused joins ('$j0' -> '$j1')" \
+	counted "$j0" "$j1" 4
 ma=$(mgid_of A)
 mc=$(mgid_of C)
 echo "groups: A $ma C $mc"
@@ -270,7 +276,7 @@ ma=$(mgid_of A)
 mc=$(mgid_of C)
 expect "$t: before the SM restart saquery -g lists $ma and $mc" \
 	wait_for 10 in_sa "$ma" "$mc"
-r0=$(stat mc_rejoin)
+r0=$(stat mc_reset)
 # the ports this node's opensm serves (as guest-init starts them: one per
 # subnet, so with two nodes one per port)
 sm_ports=()
@@ -278,22 +284,30 @@ for p in 1 2; do
 	sm_up "$p" && sm_ports+=("$p")
 done
 echo "opensm of this node on port(s): ${sm_ports[*]:-none}"
+# a frozen SM (SIGSTOP: its MAD agent stays, nothing answers): -ETIMEDOUT
+read -ra sm_pids_now <<<"$(sm_pids | tr '\n' ' ')"
+expect "$t: opensm frozen (SIGSTOP, pids ${sm_pids_now[*]:-none})" \
+	kill -STOP "${sm_pids_now[@]}"
+run_cmd nosm
+expect "$t: opensm running again (SIGCONT)" kill -CONT "${sm_pids_now[@]}"
 sm_stop
 expect "$t: opensm stopped, gone from port(s) ${sm_ports[*]:-none}" \
 	wait_for 15 sm_gone "${sm_ports[@]}"
 expect "$t: opensm restarted on port(s) ${sm_ports[*]:-none}" sm_restart "${sm_ports[@]}"
+# the new SM's reregistration: every member told -ENETRESET, freed and
+# joined again by the module
+run_cmd rejoin
 expect "$t: after the SM restart saquery -g lists A's group $ma again" wait_for 90 in_sa "$ma"
 expect "$t: after the SM restart saquery -g lists C's group $mc again" wait_for 30 in_sa "$mc"
-run_cmd rejoin
-r1=$(stat mc_rejoin)
+r1=$(stat mc_reset)
 # shellcheck disable=SC2317 # called through expect
 grew() { is_num "$1" && is_num "$2" && [ "$(($2 - $1))" -ge "$3" ]; }
-expect "$t: ib_sa rejoined each group once or more ('$r0' -> '$r1')" grew "$r0" "$r1" 2
+expect "$t: ib_sa told both groups' members -ENETRESET ('$r0' -> '$r1')" grew "$r0" "$r1" 2
 grep -h -iE 'reregist' /vmout/opensm.log | tail -n 2 | sed 's/^/    opensm: /'
 
 # --- the port goes down and comes back ------------------------------------------
-# requests are refused at once while it is down; the groups rejoin once it
-# is ACTIVE again
+# the members are told -ENETRESET and requests are refused at once while
+# it is down; the module joins the groups again once it is ACTIVE
 # (ib_sa's event handler says when it got the event: dynamic debug of
 # that one function, for the duration of the pull)
 echo 'module ib_sa func sa_event_handler +p' >"$ddebug"
