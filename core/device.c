@@ -126,77 +126,51 @@ void ib_get_device_fw_str(struct ib_device *device, char *str)
 }
 EXPORT_SYMBOL(ib_get_device_fw_str);
 
-/* Each member of the driver's ops that is set replaces device->ops's. */
-#define IB_SET_OP(name)					\
-	do {						\
-		if (ops->name)				\
-			device->ops.name = ops->name;	\
-	} while (0)
+/* The driver operations ib_set_device_ops() copies (all but driver_id). */
+#define IB_OPS_OFF(op)	(offsetof(struct ib_device, ops.op) - offsetof(struct ib_device, ops))
+static const size_t ib_settable_ops[] = {
+	IB_OPS_OFF(owner), IB_OPS_OFF(query_device), IB_OPS_OFF(query_port),
+	IB_OPS_OFF(get_port_immutable), IB_OPS_OFF(query_gid), IB_OPS_OFF(query_pkey),
+	IB_OPS_OFF(modify_device), IB_OPS_OFF(modify_port), IB_OPS_OFF(get_link_layer),
+	IB_OPS_OFF(get_dev_fw_str), IB_OPS_OFF(get_vector_affinity),
+	IB_OPS_OFF(process_mad), IB_OPS_OFF(alloc_ucontext),
+	IB_OPS_OFF(dealloc_ucontext), IB_OPS_OFF(mmap), IB_OPS_OFF(alloc_pd),
+	IB_OPS_OFF(dealloc_pd), IB_OPS_OFF(get_dma_mr), IB_OPS_OFF(reg_kernel_mr),
+	IB_OPS_OFF(dereg_mr), IB_OPS_OFF(alloc_mr), IB_OPS_OFF(map_mr_sg),
+	IB_OPS_OFF(alloc_mw), IB_OPS_OFF(dealloc_mw), IB_OPS_OFF(alloc_xrcd),
+	IB_OPS_OFF(dealloc_xrcd), IB_OPS_OFF(create_cq), IB_OPS_OFF(destroy_cq),
+	IB_OPS_OFF(modify_cq), IB_OPS_OFF(resize_cq), IB_OPS_OFF(create_qp),
+	IB_OPS_OFF(modify_qp), IB_OPS_OFF(query_qp), IB_OPS_OFF(destroy_qp),
+	IB_OPS_OFF(create_srq), IB_OPS_OFF(modify_srq), IB_OPS_OFF(query_srq),
+	IB_OPS_OFF(destroy_srq), IB_OPS_OFF(attach_mcast), IB_OPS_OFF(detach_mcast),
+	IB_OPS_OFF(create_ah), IB_OPS_OFF(modify_ah), IB_OPS_OFF(query_ah),
+	IB_OPS_OFF(destroy_ah), IB_OPS_OFF(post_send), IB_OPS_OFF(post_recv),
+	IB_OPS_OFF(post_srq_recv), IB_OPS_OFF(poll_cq), IB_OPS_OFF(req_notify_cq),
+	IB_OPS_OFF(drain_sq), IB_OPS_OFF(drain_rq), IB_OPS_OFF(rdma_netdev_get_params),
+	IB_OPS_OFF(set_vf_link_state), IB_OPS_OFF(get_vf_config),
+	IB_OPS_OFF(get_vf_stats), IB_OPS_OFF(get_vf_guid), IB_OPS_OFF(set_vf_guid),
+};
 
 void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops)
 {
+	size_t i;
+
+	/* every member but driver_id (padded to a pointer) is in the list */
+	BUILD_BUG_ON(sizeof_field(struct ib_device, ops) !=
+		     (ARRAY_SIZE(ib_settable_ops) + 1) * sizeof(void *));
 	if (ops->driver_id != RDMA_DRIVER_UNKNOWN) {
 		WARN_ON(device->ops.driver_id != RDMA_DRIVER_UNKNOWN &&
 			device->ops.driver_id != ops->driver_id);
 		device->ops.driver_id = ops->driver_id;
 	}
-	IB_SET_OP(owner);
-	IB_SET_OP(query_device);
-	IB_SET_OP(query_port);
-	IB_SET_OP(get_port_immutable);
-	IB_SET_OP(query_gid);
-	IB_SET_OP(query_pkey);
-	IB_SET_OP(modify_device);
-	IB_SET_OP(modify_port);
-	IB_SET_OP(get_link_layer);
-	IB_SET_OP(get_dev_fw_str);
-	IB_SET_OP(get_vector_affinity);
-	IB_SET_OP(process_mad);
-	IB_SET_OP(alloc_ucontext);
-	IB_SET_OP(dealloc_ucontext);
-	IB_SET_OP(mmap);
-	IB_SET_OP(alloc_pd);
-	IB_SET_OP(dealloc_pd);
-	IB_SET_OP(get_dma_mr);
-	IB_SET_OP(reg_kernel_mr);
-	IB_SET_OP(dereg_mr);
-	IB_SET_OP(alloc_mr);
-	IB_SET_OP(map_mr_sg);
-	IB_SET_OP(alloc_mw);
-	IB_SET_OP(dealloc_mw);
-	IB_SET_OP(alloc_xrcd);
-	IB_SET_OP(dealloc_xrcd);
-	IB_SET_OP(create_cq);
-	IB_SET_OP(destroy_cq);
-	IB_SET_OP(modify_cq);
-	IB_SET_OP(resize_cq);
-	IB_SET_OP(create_qp);
-	IB_SET_OP(modify_qp);
-	IB_SET_OP(query_qp);
-	IB_SET_OP(destroy_qp);
-	IB_SET_OP(create_srq);
-	IB_SET_OP(modify_srq);
-	IB_SET_OP(query_srq);
-	IB_SET_OP(destroy_srq);
-	IB_SET_OP(attach_mcast);
-	IB_SET_OP(detach_mcast);
-	IB_SET_OP(create_ah);
-	IB_SET_OP(modify_ah);
-	IB_SET_OP(query_ah);
-	IB_SET_OP(destroy_ah);
-	IB_SET_OP(post_send);
-	IB_SET_OP(post_recv);
-	IB_SET_OP(post_srq_recv);
-	IB_SET_OP(poll_cq);
-	IB_SET_OP(req_notify_cq);
-	IB_SET_OP(drain_sq);
-	IB_SET_OP(drain_rq);
-	IB_SET_OP(rdma_netdev_get_params);
-	IB_SET_OP(set_vf_link_state);
-	IB_SET_OP(get_vf_config);
-	IB_SET_OP(get_vf_stats);
-	IB_SET_OP(get_vf_guid);
-	IB_SET_OP(set_vf_guid);
+	/* each member the driver set replaces device->ops's */
+	for (i = 0; i < ARRAY_SIZE(ib_settable_ops); i++) {
+		void * const *src = (void * const *)((const char *)ops + ib_settable_ops[i]);
+		void **dst = (void **)((char *)&device->ops + ib_settable_ops[i]);
+
+		if (*src)
+			*dst = *src;
+	}
 }
 EXPORT_SYMBOL(ib_set_device_ops);
 

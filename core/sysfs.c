@@ -10,7 +10,6 @@
 #include <linux/sysfs.h>
 #include "core_priv.h"
 
-
 static struct ib_device *ib_dev_of(struct device *dev)
 {
 	return container_of(dev, struct ib_device, dev);

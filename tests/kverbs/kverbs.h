@@ -211,6 +211,13 @@ void kv_selftest(struct ib_device *dev, const bool *stop, unsigned int rounds);
 /* The cases: 0 on success, else kv_fail()'s -EIO. */
 int kv_case_query(struct kv_self *s);
 int kv_case_ulp_helpers(struct kv_self *s);
+/* kverbs_api.c */
+int kv_case_port_caps(struct kv_self *s);
+int kv_case_device_by_name(struct kv_self *s);
+int kv_case_fw_str(struct kv_self *s);
+int kv_case_pkey_find(struct kv_self *s);
+int kv_case_gid_find(struct kv_self *s);
+int kv_case_unsafe_rkey(struct kv_self *s);
 int kv_case_pd_mr(struct kv_self *s);
 int kv_case_cq(struct kv_self *s);
 int kv_case_rc_connect(struct kv_self *s);

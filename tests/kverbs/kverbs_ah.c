@@ -97,7 +97,7 @@ int kv_case_ah_query(struct kv_self *s)
 	int ret, err;
 
 	if (rdma_query_gid(r->dev, 2, 0, &g2))
-		return kv_fail(r, "ib_query_gid failed");
+		return kv_fail(r, "rdma_query_gid failed");
 	kv_ah_attr(r, &aa, r->lid[2], 3);
 	ret = kv_ah_refused(r, &aa, "port 3");
 	kv_ah_attr(r, &aa, r->lid[2], 0);
@@ -224,7 +224,7 @@ int kv_case_ah_from_wc(struct kv_self *s)
 	int ret;
 
 	if (rdma_query_gid(r->dev, 1, 0, &g1) || rdma_query_gid(r->dev, 2, 0, &g2))
-		return kv_fail(r, "ib_query_gid failed");
+		return kv_fail(r, "rdma_query_gid failed");
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
 		return ret;

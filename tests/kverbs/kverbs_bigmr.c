@@ -96,8 +96,8 @@ static int kv_chunks_alloc(struct kv_run *r, struct kv_chunks *c, unsigned int n
 		c->bus[i] = c->dma[i];
 	}
 	c->mr = ibstack_reg_kernel_mr(r->pd, c->bus, n, shift, KV_BIG_IOVA, size,
-				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				 IB_ACCESS_REMOTE_READ);
+				      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				      IB_ACCESS_REMOTE_READ);
 	if (IS_ERR_OR_NULL(c->mr)) {
 		long err = c->mr ? PTR_ERR(c->mr) : -EINVAL;
 

@@ -612,7 +612,7 @@ int kv_case_many(struct kv_self *s)
 		}
 		for (nm = 0; nm < KV_MANY && !ret; nm++) {
 			mrs[nm] = ibstack_reg_kernel_mr(r->pd, &page, 1, PAGE_SHIFT, 0x1000,
-						   64, IB_ACCESS_LOCAL_WRITE);
+							64, IB_ACCESS_LOCAL_WRITE);
 			if (IS_ERR_OR_NULL(mrs[nm])) {
 				ret = kv_fail(r, "MR %d of round %d: %ld", nm, round,
 					      mrs[nm] ? PTR_ERR(mrs[nm]) : -EINVAL);

@@ -161,7 +161,7 @@ int kv_case_pd_mr(struct kv_self *s)
 		goto out_pd;
 	}
 	mr2 = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0x5000, 100,
-			       IB_ACCESS_LOCAL_WRITE);
+				    IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR_OR_NULL(mr2)) {
 		ret = kv_fail(r, "ibstack_reg_kernel_mr(1 page) failed: %ld",
 			      mr2 ? PTR_ERR(mr2) : -EINVAL);
@@ -180,7 +180,7 @@ int kv_case_pd_mr(struct kv_self *s)
 		ib_dereg_mr(mr2);
 	}
 	mr2 = ibstack_reg_kernel_mr(pd, &page, 1, PAGE_SHIFT, 0, PAGE_SIZE * 2,
-			       IB_ACCESS_LOCAL_WRITE);
+				    IB_ACCESS_LOCAL_WRITE);
 	if (!IS_ERR_OR_NULL(mr2)) {
 		ret = kv_fail(r, "kernel MR longer than its pages accepted");
 		ib_dereg_mr(mr2);
@@ -328,6 +328,12 @@ static const struct kv_case kv_cases[] = {
 	{ "ah-from-wc", kv_case_ah_from_wc },
 	{ "wr-cqe", kv_case_wr_cqe },
 	{ "ulp-helpers", kv_case_ulp_helpers },
+	{ "port-caps", kv_case_port_caps },
+	{ "device-by-name", kv_case_device_by_name },
+	{ "fw-str", kv_case_fw_str },
+	{ "pkey-find", kv_case_pkey_find },
+	{ "gid-find", kv_case_gid_find },
+	{ "unsafe-rkey", kv_case_unsafe_rkey },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */

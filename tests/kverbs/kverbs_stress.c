@@ -80,7 +80,7 @@ int kv_case_ud_grh(struct kv_self *s)
 	int ret;
 
 	if (rdma_query_gid(r->dev, 1, 0, &g1) || rdma_query_gid(r->dev, 2, 0, &g2))
-		return kv_fail(r, "ib_query_gid failed");
+		return kv_fail(r, "rdma_query_gid failed");
 	ret = kv_pair_create(r, &p, IB_QPT_UD, NULL);
 	if (ret)
 		return ret;

@@ -193,8 +193,8 @@ int kv_buf_alloc(struct kv_run *r, struct kv_buf *b, size_t size, u64 iova)
 		pages[i] = b->dma + ((u64)i << PAGE_SHIFT);
 	b->iova = iova;
 	b->mr = ibstack_reg_kernel_mr(r->pd, pages, npages, PAGE_SHIFT, iova, b->size,
-				 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+				      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				      IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
 	kfree(pages);
 	if (IS_ERR_OR_NULL(b->mr)) {
 		ret = kv_fail(r, "ibstack_reg_kernel_mr(%u pages) failed: %ld", npages,

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a ULP written for Linux 6.1 relies on in the device and object API
+ * (docs/kernel-api.md, step S2D): the port capabilities, the device lookup
+ * by name and driver, the firmware string's bound, the P_Key and GID
+ * searches, and the unsafe global rkey of IB_PD_UNSAFE_GLOBAL_RKEY.
+ */
+#include <linux/delay.h>
+#include <linux/slab.h>
+#include <rdma/ib_smi.h>
+#include "kverbs.h"
+
+/*
+ * rdma_protocol_*() and rdma_cap_*() on both ports: an InfiniBand port
+ * with the IB management services, 256-byte MADs, no GRH required; the
+ * port data agrees with the port attributes; rdma_for_each_port visits 1
+ * and 2; the device advertises only what works (decision 8).
+ */
+int kv_case_port_caps(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	struct ib_device *dev = r->dev;
+	const struct ib_device_attr *a = &dev->attrs;
+	struct ib_port_attr pa;
+	u32 port, seen = 0;
+	int err;
+
+	rdma_for_each_port(dev, port) {
+		seen |= BIT(port);
+		err = ib_query_port(dev, port, &pa);
+		if (err)
+			return kv_fail(r, "ib_query_port(%u): %d", port, err);
+		if (!rdma_protocol_ib(dev, port) || rdma_protocol_roce(dev, port) ||
+		    rdma_protocol_iwarp(dev, port) || rdma_protocol_raw_packet(dev, port) ||
+		    rdma_protocol_usnic(dev, port) || !rdma_ib_or_roce(dev, port))
+			return kv_fail(r, "port %u: protocols 0x%x, want InfiniBand only", port,
+				       dev->port_data[port].immutable.core_cap_flags);
+		if (!rdma_cap_ib_mad(dev, port) || !rdma_cap_ib_smi(dev, port) ||
+		    !rdma_cap_ib_cm(dev, port) || !rdma_cap_ib_sa(dev, port) ||
+		    !rdma_cap_ib_mcast(dev, port) || !rdma_cap_af_ib(dev, port) ||
+		    rdma_cap_iw_cm(dev, port) || rdma_cap_opa_mad(dev, port) ||
+		    rdma_cap_opa_ah(dev, port) || rdma_cap_eth_ah(dev, port) ||
+		    rdma_core_cap_opa_port(dev, port) || rdma_is_grh_required(dev, port) ||
+		    rdma_cap_roce_gid_table(dev, port) || rdma_cap_read_inv(dev, port))
+			return kv_fail(r, "port %u: capabilities 0x%x, want RDMA_CORE_PORT_IBA_IB",
+				       port, dev->port_data[port].immutable.core_cap_flags);
+		if (dev->port_data[port].immutable.core_cap_flags != RDMA_CORE_PORT_IBA_IB ||
+		    rdma_max_mad_size(dev, port) != 256 ||
+		    dev->port_data[port].immutable.pkey_tbl_len != pa.pkey_tbl_len ||
+		    dev->port_data[port].immutable.gid_tbl_len != pa.gid_tbl_len)
+			return kv_fail(r, "port %u: caps 0x%x mad %zu tables %d/%d, attr %u/%d",
+				       port, dev->port_data[port].immutable.core_cap_flags,
+				       rdma_max_mad_size(dev, port),
+				       dev->port_data[port].immutable.pkey_tbl_len,
+				       dev->port_data[port].immutable.gid_tbl_len,
+				       pa.pkey_tbl_len, pa.gid_tbl_len);
+		if (rdma_mtu_from_attr(dev, port, &pa) != ib_mtu_enum_to_int(pa.max_mtu) ||
+		    rdma_mtu_enum_to_int(dev, port, IB_MTU_2048) != 2048)
+			return kv_fail(r, "port %u: MTU helpers %d/%d", port,
+				       rdma_mtu_from_attr(dev, port, &pa),
+				       rdma_mtu_enum_to_int(dev, port, IB_MTU_2048));
+	}
+	if (seen != (BIT(1) | BIT(2)))
+		return kv_fail(r, "rdma_for_each_port visited 0x%x", seen);
+	if (!(a->kernel_cap_flags & IBK_BLOCK_MULTICAST_LOOPBACK) ||
+	    (a->kernel_cap_flags & (IBK_LOCAL_DMA_LKEY | IBK_UD_TSO)) ||
+	    (a->device_cap_flags & (IB_DEVICE_MEM_MGT_EXTENSIONS | IB_DEVICE_XRC |
+				    IB_DEVICE_MEM_WINDOW | IB_DEVICE_UD_IP_CSUM |
+				    IB_DEVICE_RAW_IP_CSUM)))
+		return kv_fail(r, "device flags 0x%llx, kernel flags 0x%llx: not what works",
+			       a->device_cap_flags, a->kernel_cap_flags);
+	return 0;
+}
+
+/*
+ * ib_device_get_by_name(): the device under its name with its driver's id
+ * or RDMA_DRIVER_UNKNOWN, nothing for another driver or an unknown name.
+ */
+int kv_case_device_by_name(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	struct ib_device *dev;
+
+	dev = ib_device_get_by_name(r->dev->name, RDMA_DRIVER_MLX4);
+	if (dev != r->dev) {
+		if (dev)
+			ib_device_put(dev);
+		return kv_fail(r, "by name and MLX4: %p, want %p", dev, r->dev);
+	}
+	ib_device_put(dev);
+	dev = ib_device_get_by_name(r->dev->name, RDMA_DRIVER_UNKNOWN);
+	if (dev != r->dev) {
+		if (dev)
+			ib_device_put(dev);
+		return kv_fail(r, "by name and UNKNOWN: %p, want %p", dev, r->dev);
+	}
+	ib_device_put(dev);
+	dev = ib_device_get_by_name(r->dev->name, RDMA_DRIVER_MLX5);
+	if (dev) {
+		ib_device_put(dev);
+		return kv_fail(r, "by name and MLX5: the mlx4 device");
+	}
+	dev = ib_device_get_by_name("kverbs_none", RDMA_DRIVER_UNKNOWN);
+	if (dev) {
+		ib_device_put(dev);
+		return kv_fail(r, "an unknown name found %s", dev->name);
+	}
+	return 0;
+}
+
+/*
+ * ib_get_device_fw_str(): the version of attrs.fw_ver as text, NUL
+ * terminated within IB_FW_VERSION_NAME_MAX (32) bytes, nothing written
+ * beyond them.
+ */
+int kv_case_fw_str(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	u64 fw = r->dev->attrs.fw_ver;
+	char want[IB_FW_VERSION_NAME_MAX];
+	char buf[2 * IB_FW_VERSION_NAME_MAX];
+	int i;
+
+	memset(buf, 0x5a, sizeof(buf));
+	ib_get_device_fw_str(r->dev, buf);
+	for (i = IB_FW_VERSION_NAME_MAX; i < sizeof(buf); i++)
+		if (buf[i] != 0x5a)
+			return kv_fail(r, "byte %d beyond the %d-byte string written", i,
+				       IB_FW_VERSION_NAME_MAX);
+	if (!memchr(buf, '\0', IB_FW_VERSION_NAME_MAX))
+		return kv_fail(r, "no NUL within %d bytes", IB_FW_VERSION_NAME_MAX);
+	snprintf(want, sizeof(want), "%d.%d.%d", (int)(fw >> 32) & 0xffff,
+		 (int)(fw >> 16) & 0xffff, (int)fw & 0xffff);
+	if (strcmp(buf, want))
+		return kv_fail(r, "firmware \"%s\", fw_ver says \"%s\"", buf, want);
+	return 0;
+}
+
+/* P_Key table block 0 of port 1 set through the device's SMA (process_mad) */
+static int kv_set_pkeys(struct kv_run *r, const u16 *pkeys, int n)
+{
+	struct ib_smp *in, *out;
+	__be16 *tbl;
+	int i, ret;
+
+	in = kzalloc(sizeof(*in), GFP_KERNEL);
+	out = kzalloc(sizeof(*out), GFP_KERNEL);
+	if (!in || !out) {
+		ret = kv_fail(r, "no memory for an SMP");
+		goto out;
+	}
+	in->base_version = 1;
+	in->mgmt_class = 0x01;			/* LID-routed subnet management */
+	in->class_version = 1;
+	in->method = 0x02;			/* Set */
+	in->attr_id = cpu_to_be16(0x0016);	/* P_KeyTable */
+	in->attr_mod = cpu_to_be32(0);		/* block 0 */
+	tbl = (__be16 *)in->data;
+	for (i = 0; i < n; i++)
+		tbl[i] = cpu_to_be16(pkeys[i]);
+	ret = r->dev->ops.process_mad(r->dev, IB_MAD_IGNORE_MKEY, 1, NULL, NULL,
+				      (const struct ib_mad *)in, (struct ib_mad *)out);
+	if (!(ret & IB_MAD_RESULT_SUCCESS) || out->status)
+		ret = kv_fail(r, "SubnSet(P_KeyTable): result 0x%x status 0x%x", ret,
+			      be16_to_cpu(out->status));
+	else
+		ret = 0;
+out:
+	kfree(in);
+	kfree(out);
+	return ret;
+}
+
+/* the cache has index idx == pkey (after the PKEY_CHANGE event), bounded */
+static int kv_wait_cached_pkey(struct kv_run *r, u16 idx, u16 pkey)
+{
+	u16 got = 0;
+	int i;
+
+	for (i = 0; i < KV_WAIT_MS / 20; i++) {
+		if (!ib_get_cached_pkey(r->dev, 1, idx, &got) && got == pkey)
+			return 0;
+		msleep(20);
+	}
+	return kv_fail(r, "cached P_Key %u is 0x%04x, want 0x%04x", idx, got, pkey);
+}
+
+/*
+ * ib_find_pkey() (the device's table) and the cached searches, on a table
+ * of port 1 with a limited member of 0x1234 at index 1 and a full one at
+ * 2: the full member wins for either form, the exact search tells them
+ * apart, an absent P_Key is -ENOENT; the default table is put back.
+ */
+int kv_case_pkey_find(struct kv_self *s)
+{
+	static const u16 table[] = { 0xffff, 0x1234, 0x9234 };
+	static const u16 dflt[] = { 0xffff, 0, 0 };
+	struct kv_run *r = &s->r;
+	u16 idx = 0, lidx = 0;
+	int ret, err, err2;
+
+	ret = kv_set_pkeys(r, table, ARRAY_SIZE(table));
+	ret = ret ?: kv_wait_cached_pkey(r, 2, 0x9234);
+	if (ret)
+		goto out;
+	err = ib_find_pkey(r->dev, 1, 0x1234, &lidx);
+	err2 = ib_find_pkey(r->dev, 1, 0x9234, &idx);
+	if (err || err2 || lidx != 2 || idx != 2) {
+		ret = kv_fail(r, "ib_find_pkey 0x1234: %d index %u, 0x9234: %d index %u; want 2",
+			      err, lidx, err2, idx);
+		goto out;
+	}
+	err = ib_find_cached_pkey(r->dev, 1, 0x1234, &idx);
+	if (err || idx != 2) {
+		ret = kv_fail(r, "ib_find_cached_pkey 0x1234: %d index %u, want 2", err, idx);
+		goto out;
+	}
+	err = ib_find_exact_cached_pkey(r->dev, 1, 0x1234, &lidx);
+	err2 = ib_find_exact_cached_pkey(r->dev, 1, 0x9234, &idx);
+	if (err || err2 || lidx != 1 || idx != 2) {
+		ret = kv_fail(r, "exact 0x1234: %d index %u, 0x9234: %d index %u", err, lidx,
+			      err2, idx);
+		goto out;
+	}
+	err = ib_find_pkey(r->dev, 1, 0x5555, &idx);
+	err2 = ib_find_cached_pkey(r->dev, 1, 0x5555, &idx);
+	if (err != -ENOENT || err2 != -ENOENT ||
+	    ib_find_exact_cached_pkey(r->dev, 1, 0x7fff, &idx) != -ENOENT) {
+		ret = kv_fail(r, "an absent P_Key: %d / %d, want -ENOENT", err, err2);
+		goto out;
+	}
+	/* the default's limited form finds the full default */
+	err = ib_find_pkey(r->dev, 1, 0x7fff, &idx);
+	if (err || idx != 0)
+		ret = kv_fail(r, "ib_find_pkey 0x7fff: %d index %u, want 0", err, idx);
+out:
+	err = kv_set_pkeys(r, dflt, ARRAY_SIZE(dflt));
+	err = err ?: kv_wait_cached_pkey(r, 2, 0);
+	return ret ?: err;
+}
+
+/*
+ * rdma_query_gid() and ib_find_gid(): port 2's GID 0 is found on port 2 at
+ * index 0; an empty entry is -ENOENT (and the zero GID is never found), a
+ * bad index or port -EINVAL; an unknown GID -ENOENT.
+ */
+int kv_case_gid_find(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	union ib_gid gid, zero = {}, other;
+	int err, i, len = r->dev->port_data[2].immutable.gid_tbl_len;
+	u32 port = 0;
+	u16 idx = 0;
+
+	err = rdma_query_gid(r->dev, 2, 0, &gid);
+	if (err)
+		return kv_fail(r, "rdma_query_gid(2, 0): %d", err);
+	err = ib_find_gid(r->dev, &gid, &port, &idx);
+	if (err || port != 2 || idx != 0)
+		return kv_fail(r, "ib_find_gid of port 2's GID: %d port %u index %u", err,
+			       port, idx);
+	if (ib_find_gid(r->dev, &gid, &port, NULL) || port != 2)
+		return kv_fail(r, "ib_find_gid without an index pointer failed");
+	for (i = 1; i < len; i++) {
+		err = rdma_query_gid(r->dev, 2, i, &other);
+		if (err == -ENOENT)
+			break;
+		if (err || !memcmp(&other, &zero, sizeof(zero)))
+			return kv_fail(r, "rdma_query_gid(2, %d): %d", i, err);
+	}
+	if (i == len)
+		return kv_fail(r, "no empty entry among port 2's %d GIDs", len);
+	if (ib_find_gid(r->dev, &zero, &port, &idx) != -ENOENT)
+		return kv_fail(r, "the zero GID found (port %u index %u)", port, idx);
+	other = gid;
+	other.global.interface_id ^= cpu_to_be64(0x5a5a);
+	if (ib_find_gid(r->dev, &other, &port, &idx) != -ENOENT)
+		return kv_fail(r, "an unknown GID found (port %u index %u)", port, idx);
+	if (rdma_query_gid(r->dev, 2, len, &other) != -EINVAL ||
+	    rdma_query_gid(r->dev, 2, -1, &other) != -EINVAL ||
+	    rdma_query_gid(r->dev, 3, 0, &other) != -EINVAL ||
+	    rdma_query_gid(r->dev, 0, 0, &other) != -EINVAL)
+		return kv_fail(r, "rdma_query_gid accepted a bad index or port");
+	return 0;
+}
+
+/*
+ * IB_PD_UNSAFE_GLOBAL_RKEY: an RC WRITE from port 1 lands in a buffer on
+ * port 2 addressed by its bus address and the PD's unsafe_global_rkey
+ * alone (no MR of the buffer's); a PD without the flag has no such key.
+ */
+int kv_case_unsafe_rkey(struct kv_self *s)
+{
+	struct kv_run *r = &s->r;
+	struct ib_pd *saved = r->pd, *pd, *plain;
+	struct ib_sge ss;
+	struct kv_pair p;
+	int ret, err;
+
+	plain = ib_alloc_pd(r->dev, 0);
+	if (IS_ERR(plain))
+		return kv_fail(r, "ib_alloc_pd(0): %ld", PTR_ERR(plain));
+	ret = plain->unsafe_global_rkey || plain->flags ?
+	      kv_fail(r, "a PD without the flag: rkey 0x%x flags 0x%x",
+		      plain->unsafe_global_rkey, plain->flags) : 0;
+	ib_dealloc_pd(plain);
+	if (ret)
+		return ret;
+
+	pd = ib_alloc_pd(r->dev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(pd))
+		return kv_fail(r, "ib_alloc_pd(UNSAFE_GLOBAL_RKEY): %ld", PTR_ERR(pd));
+	if (!pd->unsafe_global_rkey || pd->flags != IB_PD_UNSAFE_GLOBAL_RKEY ||
+	    !pd->local_dma_lkey) {
+		ret = kv_fail(r, "unsafe PD: rkey 0x%x flags 0x%x lkey 0x%x",
+			      pd->unsafe_global_rkey, pd->flags, pd->local_dma_lkey);
+		goto out_pd;
+	}
+	r->pd = pd;
+	ret = kv_pair_create(r, &p, IB_QPT_RC, NULL);
+	if (ret)
+		goto out_pd;
+	kv_buf_cpu(&s->a);
+	kv_fill(&s->a, 0, 8192, 41);
+	kv_buf_dev(&s->a);
+	kv_buf_cpu(&s->b);
+	memset(s->b.cpu, 0, 8192 + 64);
+	kv_buf_dev(&s->b);
+	ss = kv_sge_dma(r, &s->a, 0, 8192);
+	ret = kv_rdma(r, &p.a, IB_WR_RDMA_WRITE, 1, &ss, 1, s->b.dma + 32,
+		      pd->unsafe_global_rkey);
+	ret = ret ?: kv_expect(r, &p.a.scq, "write through the unsafe rkey", 1,
+			       IB_WC_SUCCESS, IB_WC_RDMA_WRITE, NULL);
+	if (!ret) {
+		kv_buf_cpu(&s->b);
+		ret = kv_check_fill(r, &s->b, 32, 8192, 41, "data written through the unsafe rkey");
+	}
+	if (kv_pair_destroy(r, &p))
+		ret = -EIO;
+out_pd:
+	r->pd = saved;
+	err = ib_dealloc_pd_user(pd, NULL);
+	if (err)
+		ret = kv_fail(r, "ib_dealloc_pd_user of the unsafe PD: %d", err);
+	return ret;
+}
