@@ -238,7 +238,7 @@ struct ib_port_attr {
 	enum ib_mtu		active_mtu;
 	u32			phys_mtu;	/* bytes */
 	int			gid_tbl_len;
-	u32			port_cap_flags;	/* enum ib_port_capability_mask_bits */
+	u32			port_cap_flags;	/* enum ib_port_cap_flags */
 	u32			max_msg_sz;
 	u32			bad_pkey_cntr;
 	u32			qkey_viol_cntr;
