@@ -84,7 +84,7 @@ class Item:
     last: bool = False              # leaves the boot unfit for more items
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
-    needs: tuple = ()               # "kverbs", "ksa", "umadtest": env paths
+    needs: tuple = ()               # "kverbs", "ksa", "umadtest", "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
 
@@ -284,6 +284,9 @@ class BootRun:
                 env["KSA_KO"] = os.path.join(bdir, "tests/ksa/ibstack_ksa.ko")
             elif need == "umadtest":
                 env["UMADTEST"] = self.suite.umadtest
+            elif need == "upstream-ipoib":
+                # tests/upstream-ipoib/build.sh's module for this kernel
+                env["UPSTREAM_IPOIB_KO"] = os.path.join(bdir, "upstream-ipoib/ib_ipoib.ko")
         return env
 
     def write_items(self):

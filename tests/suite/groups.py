@@ -358,6 +358,41 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
                                 "inbox fabric", ",".join(order) + " fabric"),
                   ["diags-inbox-2node-6.1", "mixed-diags-" + tag], tier=tier)
 
+def upstream_ipoib(k):
+    """Linux 6.1's own IPoIB built against our development tree for
+    kernel k (tests/upstream-ipoib/build.sh: docs/kernel-api.md 6.1, 6.2)"""
+    def run(ctx):
+        rel = release(k)
+        if not rel:
+            yield "FAIL upstream-ipoib %s: no %s kernel installed" % (k, k)
+            return
+        r = sh([os.path.join(TOP, "tests/upstream-ipoib/build.sh"), rel])
+        yield from r.stdout.splitlines()
+        if r.returncode != 0:
+            yield "FAIL upstream-ipoib %s: tests/upstream-ipoib/build.sh exited %d" % (rel, r.returncode)
+    return run
+
+
+def upstream_ipoib_expect(k):
+    rel = re.escape(release(k) or "no-%s-kernel" % k)
+    return tuple(r"^PASS upstream-ipoib %s %s:" % (rel, c)
+                 for c in ("build", "modpost", "depends", "imports", "ulp-check", "self-check"))
+
+
+g = group("ipoib-upstream", "Linux 6.1's own IPoIB (connected mode compiled out) built against our "
+          "development tree and run on our stack: ib0, ping, TCP, a new SM, rmmod")
+for k, tier in (("6.1", "both"), ("6.12", "full"), ("6.1-debug", "debug")):
+    g.step("upstream-ipoib-" + k, upstream_ipoib(k), tier=tier, expect=upstream_ipoib_expect(k))
+# on two nodes of ours; then, in the mixed fabric's boots, against the
+# kernel's own IPoIB on the other node (a peer nobody here wrote)
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("ipoib-upstream-" + k, ours(k, nodes=2), "tests/upstream-ipoib/guest/ipoib-upstream.sh",
+           needs=("upstream-ipoib",), tier=tier, timeout=900)
+for order in (("inbox", "ours"), ("ours", "inbox")):
+    g.item("ipoib-upstream-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
+           "tests/upstream-ipoib/guest/ipoib-upstream.sh", needs=("upstream-ipoib",), tier="full",
+           timeout=900)
+
 g = group("kernels", "the other Debian kernels (5.10, 6.12-trixie, 7.2, 7.3): ours under opensm, "
           "the kverbs self-test, the umad tool, the diags against the in-tree stack's")
 g.step("umad-build-kernels", umadtest_build, tier="full")
@@ -387,7 +422,7 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # DEBUG_IN_CHECK: those that make check and check-full run there too, as
 # the representative of the rest (the README says why these).
 DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad",
-                "umad", "sa", "mixed")
+                "umad", "sa", "mixed", "ipoib-upstream")
 DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
 
 

@@ -22,8 +22,9 @@
 #      and fails any InfiniBand import falling through to the kernel's);
 #      and the checker's self-check: against a copy of our Module.symvers
 #      without ib_find_gid it must FAIL.
-# Prints PASS/FAIL lines "upstream-ipoib <release> ...".  Not in any tier
-# yet (make upstream-ipoib-build): it fails until our API is 6.1's.
+# Prints PASS/FAIL lines "upstream-ipoib <release> ...".  The group
+# ipoib-upstream of tests/run-checks runs it before its VM items
+# (tests/upstream-ipoib/guest/ipoib-upstream.sh load the module).
 #   tests/upstream-ipoib/build.sh RELEASE
 set -uo pipefail
 
@@ -31,6 +32,15 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 rel=${1:?usage: tests/upstream-ipoib/build.sh RELEASE}
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 kdir=/lib/modules/$rel/build
+# the test bed's debug kernel: its build tree is in its root, which holds no
+# system (built with the host's compiler), as the Makefile finds it
+if [ ! -f "$kdir/Makefile" ]; then
+	kroot=$("$top/tests/setup/envs.sh" root "$rel" 2>/dev/null)
+	if [ -n "$kroot" ] && [ ! -e "$kroot/bin/sh" ] &&
+	   [ -f "$kroot/lib/modules/$rel/build/Makefile" ]; then
+		kdir=$kroot/lib/modules/$rel/build
+	fi
+fi
 b=$top/build/$rel
 devel=$b/devel-root/usr/src/ibstack-cx3/$rel
 m=$b/upstream-ipoib
@@ -43,7 +53,7 @@ fail() {
 	echo "FAIL $t $*"
 	nfail=$((nfail + 1))
 }
-[ -f "$kdir/Makefile" ] || { fail "setup: no kernel build tree $kdir (host kernels only)"; exit 1; }
+[ -f "$kdir/Makefile" ] || { fail "setup: no kernel build tree $kdir (host kernels and the debug kernel only)"; exit 1; }
 [ -f "$tarball" ] || { fail "setup: no $tarball (make setup)"; exit 1; }
 
 # 1. the development tree

@@ -223,12 +223,21 @@ ib0_give_back() {
 	[ -n "$ib0_mtu0" ] && ip link set ib0 mtu "$ib0_mtu0"
 	[ "$ib0_up0" = 1 ] || ip link set ib0 down
 }
+# (an IPoIB without connected mode has no mode file: then there is none to
+# compare, but one that exists must read as it did)
+ib0_mode_as_found() {
+	if [ -e "$ib0_sys/mode" ]; then
+		[ -n "$ib0_mode0" ] && [ "$(cat "$ib0_sys/mode")" = "$ib0_mode0" ]
+	else
+		[ -z "$ib0_mode0" ] && [ -e "$ib0_sys/address" ]
+	fi
+}
 ib0_as_found() {
-	[ -n "$ib0_mode0" ] && [ "$(cat "$ib0_sys/mode")" = "$ib0_mode0" ] &&
+	ib0_mode_as_found &&
 		{ [ "$ib0_added" = 0 ] || ! ib0_has_addr; } &&
 		{ [ "$ib0_up0" = 1 ] || ! ib0_is_up; }
 }
 # a line for a FAIL: how ib0 was found and how it is
 ib0_state() {
-	echo "was: $ib0_mode0, MTU $ib0_mtu0, up $ib0_up0; now: $(cat "$ib0_sys/mode"), MTU $(cat "$ib0_sys/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"
+	echo "was: ${ib0_mode0:-no mode}, MTU $ib0_mtu0, up $ib0_up0; now: $(cat "$ib0_sys/mode" 2>/dev/null || echo no mode), MTU $(cat "$ib0_sys/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"
 }

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Linux 6.1's own IPoIB on our stack (docs/kernel-api.md 6.3): the module
+# tests/upstream-ipoib/build.sh built from linux-source-6.1 against our
+# development tree (connected mode compiled out), on two nodes under opensm.
+# A node of our stack loads it by path (UPSTREAM_IPOIB_KO: "modprobe
+# ib_ipoib" would find the kernel's, which cannot load on our ib_core); a
+# node of the in-tree stack has the kernel's own, loaded at boot.
+#   1. the module is that file and sits on our modules: tainted O (out of
+#      tree), a holder of our ib_sa and ib_core, no warning while loading;
+#   2. ib0: its hardware address holds port 1's GID and a QP number, no
+#      connected-mode flag; no sysfs mode file and "mode connected" refused
+#      with EINVAL (CM compiled out), ip -d says datagram;
+#   3. tests/testbed/guest/ipoib.sh in datagram mode (carrier, ping, a TCP
+#      transfer checked end to end, counters, ib0 left as found; its own
+#      plan), the other node our stack or the in-tree one;
+#   4. opensm on node 1 restarted (a new SM forgets every multicast group
+#      and asks the ports to register again): IPoIB must join the broadcast
+#      group again (through our ib_sa's -ENETRESET on a node of ours), seen
+#      in the new SM's records for both ports, and ping works again;
+#   5. ib0 down, rmmod ib_ipoib on our node: exit 0, our modules no longer
+#      held by it.
+# The nodes meet at barriers; every wait is bounded.
+set -u
+. "$(dirname "$0")/../../stack/guest/lib.sh"
+t=${TESTNAME:-ipoib-upstream}
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "${NODES:-1}" != 2 ]; then
+	plan 1
+	fail "$t: two nodes" "NODES=${NODES:-1}: run with tests/vm/run --nodes 2 --sm"
+	exit 0
+fi
+mine=0
+[ "${STACK:-inbox}" = ours ] && mine=1
+# load (ours 6, in-tree 2), ib0 (ours 6, in-tree 3), the datagram checks
+# (1), the rejoin (node 1: 5, node 2: 2), the end (ours 2, in-tree 1)
+n=1
+[ "$mine" = 1 ] && n=$((n + 14)) || n=$((n + 6))
+[ "$NODE" = 1 ] && n=$((n + 5)) || n=$((n + 2))
+plan "$n"
+
+# --- 1. the module ------------------------------------------------------------
+if [ "$mine" = 1 ]; then
+	ko=${UPSTREAM_IPOIB_KO:-}
+	expect "$t: the upstream module was built for $KVER (${ko:-UPSTREAM_IPOIB_KO unset})" \
+		[ -f "$ko" ]
+	expect "$t: modprobe ib_sa (ours)" modprobe ib_sa
+	if [ -f "$ko" ] && insmod "$ko"; then
+		pass "$t: insmod $ko"
+	else
+		fail "$t: insmod $ko" "$(dmesg | tail -n 5 | tr '\n' ' ')"
+	fi
+	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
+	expect "$t: ib_ipoib is built out of tree (taint '$taint' has O)" contains "$taint" O
+	expect "$t: ib_ipoib holds our ib_sa and ib_core" \
+		[ -e /sys/module/ib_sa/holders/ib_ipoib ] -a -e /sys/module/ib_core/holders/ib_ipoib
+	# a real card's IPoIB logs nothing at warning level or above here
+	bad=$(dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
+		sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -Ei 'ipoib|ib0' || true)
+	expect "$t: IPoIB logged no warning while loading${bad:+: $bad}" [ -z "$bad" ]
+else
+	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
+	expect "$t: the in-tree ib_ipoib is loaded" [ -e /sys/module/ib_ipoib/refcnt ]
+	expect "$t: the in-tree ib_ipoib is the kernel's (taint '$taint' without O)" \
+		[ -e /sys/module/ib_ipoib/refcnt ] -a "${taint//[!O]/}" = ""
+fi
+
+# --- 2. ib0 --------------------------------------------------------------------
+expect "$t: ib0 exists" wait_for 30 test -e "$ib0_sys/address"
+addr=$(cat "$ib0_sys/address" 2>/dev/null)
+gid=$(cat "$ibdev/ports/1/gids/0" 2>/dev/null)
+# 20 bytes: flags, the UD QP's number (3 bytes), the port's GID (16 bytes)
+hw=${addr//:/}
+g=${gid//:/}
+qpn=$((16#${hw:2:6}))
+if [ ${#hw} = 40 ] && [ -n "$g" ] && [ "${hw:8}" = "$g" ] && [ "$qpn" -gt 1 ]; then
+	pass "$t: ib0's address holds port 1's GID and QP $qpn"
+else
+	fail "$t: ib0's address holds port 1's GID and a QP number" "address '$addr', GID '$gid'"
+fi
+if [ "$mine" = 1 ]; then
+	expect "$t: no connected-mode flag in ib0's address (${hw:0:2})" [ "${hw:0:2}" = 00 ]
+	expect "$t: no $ib0_sys/mode (connected mode compiled out)" [ ! -e "$ib0_sys/mode" ]
+	err=$(ip link set ib0 type ipoib mode connected 2>&1)
+	rc=$?
+	if [ "$rc" != 0 ] && contains "$err" 'Invalid argument'; then
+		pass "$t: 'ip link set ib0 type ipoib mode connected' refused with EINVAL"
+	else
+		fail "$t: 'ip link set ib0 type ipoib mode connected' refused with EINVAL" "exit $rc: $err"
+	fi
+fi
+det=$(ip -d link show dev ib0 2>&1)
+expect "$t: ip -d link shows ib0 as ipoib, mode datagram" contains "$det" 'ipoib .*mode datagram'
+
+# --- 3. traffic: the test bed's IPoIB checks, datagram mode only ---------------
+ib0_take
+out=$(IPOIB_MODES=datagram MIB=${MIB:-16} TESTNAME="$t-traffic" bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ "$rc" = 0 ] && contains "$out" "^PASS $t-traffic: all [0-9]+ planned checks reported"; then
+	pass "$t: the datagram-mode checks ran to their end"
+else
+	fail "$t: the datagram-mode checks ran to their end" "exit $rc"
+fi
+
+# --- 4. a new SM: IPoIB joins the broadcast group again ---------------------------
+# the IPv4 broadcast group of P_Key 0xffff
+bcast=ff12:401b:ffff:0000:0000:0000:ffff:ffff
+# members: the port GIDs of the broadcast group's members, from the SM's
+# MCMemberRecords (saquery -m prints GIDs compressed, sysfs in full: both
+# are compared expanded)
+members() {
+	saquery -m 2>/dev/null | python3 -c '
+import ipaddress, re, sys
+want = ipaddress.IPv6Address(sys.argv[1])
+mgid = None
+for ln in sys.stdin:
+    m = re.match(r"\s*(MGID|PortGid)\.+(\S+)\s*$", ln)
+    if not m:
+        continue
+    try:
+        g = ipaddress.IPv6Address(m.group(2))
+    except ValueError:
+        continue
+    if m.group(1) == "MGID":
+        mgid = g
+    elif mgid == want:
+        print(g.exploded)
+' "$bcast"
+}
+full() { python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1" 2>/dev/null; }
+both_members() {
+	local got
+	got=$(members)
+	contains "$got" "^$(full "$gid")\$" "^$(full "$peer_gid")\$"
+}
+peer_gid=$(peer_xchg "$t: port GIDs" "$gid")
+expect "$t: the other node's port GID" [ -n "$peer_gid" ]
+if [ "$NODE" = 1 ]; then
+	expect "$t: both ports are members of the broadcast group before" wait_for 60 both_members
+	expect "$t: opensm on port 1 restarted" eval 'sm_stop 1 && sm_start_up 1'
+fi
+barrier "$t: new SM" || echo "note: the other node did not come to the barrier"
+# the port is ACTIVE under the new SM, ib0 has its carrier, the peer answers
+ping_ok() { ping -c 1 -w 3 "$ib0_peer" >/dev/null 2>&1; }
+expect "$t: ping over ib0 again under the new SM" wait_for 180 ping_ok
+if [ "$NODE" = 1 ]; then
+	expect "$t: both ports joined the broadcast group again (the new SM's records)" \
+		wait_for 120 both_members
+fi
+barrier "$t: rejoined" || echo "note: the other node did not come to the barrier"
+ib0_give_back
+
+# --- 5. the end ------------------------------------------------------------------
+if [ "$mine" = 1 ]; then
+	ip link set ib0 down
+	expect "$t: rmmod ib_ipoib" rmmod ib_ipoib
+	expect "$t: ib_sa and ib_core no longer held by ib_ipoib" \
+		[ ! -e /sys/module/ib_sa/holders/ib_ipoib ] -a ! -e /sys/module/ib_core/holders/ib_ipoib
+else
+	expect "$t: ib0 left as found" ib0_as_found
+fi
+exit 0
