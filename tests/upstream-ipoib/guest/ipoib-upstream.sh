@@ -53,7 +53,7 @@ if [ "$mine" = 1 ]; then
 	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
 	expect "$t: ib_ipoib is built out of tree (taint '$taint' has O)" contains "$taint" O
 	expect "$t: ib_ipoib holds our ib_sa and ib_core" \
-		[ -e /sys/module/ib_sa/holders/ib_ipoib ] -a -e /sys/module/ib_core/holders/ib_ipoib
+		[ -e /sys/module/ib_sa/holders/ib_ipoib -a -e /sys/module/ib_core/holders/ib_ipoib ]
 	# a real card's IPoIB logs nothing at warning level or above here
 	bad=$(dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
 		sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -Ei 'ipoib|ib0' || true)
@@ -108,9 +108,11 @@ fi
 bcast=ff12:401b:ffff:0000:0000:0000:ffff:ffff
 # members: the port GIDs of the broadcast group's members, from the SM's
 # MCMemberRecords (saquery -m prints GIDs compressed, sysfs in full: both
-# are compared expanded)
+# are compared expanded).  A query without the SM_Key is untrusted, and
+# opensm answers it with the requester's own records only: ask with
+# opensm's default SM_Key (1), as an administrator's tool would.
 members() {
-	saquery -m 2>/dev/null | python3 -c '
+	saquery --smkey 1 -m 2>/dev/null | python3 -c '
 import ipaddress, re, sys
 want = ipaddress.IPv6Address(sys.argv[1])
 mgid = None
@@ -156,7 +158,7 @@ if [ "$mine" = 1 ]; then
 	ip link set ib0 down
 	expect "$t: rmmod ib_ipoib" rmmod ib_ipoib
 	expect "$t: ib_sa and ib_core no longer held by ib_ipoib" \
-		[ ! -e /sys/module/ib_sa/holders/ib_ipoib ] -a ! -e /sys/module/ib_core/holders/ib_ipoib
+		[ ! -e /sys/module/ib_sa/holders/ib_ipoib -a ! -e /sys/module/ib_core/holders/ib_ipoib ]
 else
 	expect "$t: ib0 left as found" ib0_as_found
 fi
