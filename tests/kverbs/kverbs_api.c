@@ -241,8 +241,9 @@ out:
 
 /*
  * rdma_query_gid() and ib_find_gid(): port 2's GID 0 is found on port 2 at
- * index 0; an empty entry is -ENOENT (and the zero GID is never found), a
- * bad index or port -EINVAL; an unknown GID -ENOENT.
+ * index 0; every other entry is empty (-ENOENT) or of the port's subnet,
+ * never the zero GID, which ib_find_gid never finds; a bad index or port
+ * -EINVAL; an unknown GID -ENOENT.
  */
 int kv_case_gid_find(struct kv_self *s)
 {
@@ -261,15 +262,20 @@ int kv_case_gid_find(struct kv_self *s)
 			       port, idx);
 	if (ib_find_gid(r->dev, &gid, &port, NULL) || port != 2)
 		return kv_fail(r, "ib_find_gid without an index pointer failed");
+	/*
+	 * every other entry is either empty (-ENOENT) or a GID of the port's
+	 * subnet: mlx4 (the card as the model) gives every index the prefix
+	 * with its GUIDInfo GUID, zero where the SM set none, so no entry of
+	 * an InfiniBand port is empty; the zero GID is never returned
+	 */
 	for (i = 1; i < len; i++) {
 		err = rdma_query_gid(r->dev, 2, i, &other);
 		if (err == -ENOENT)
-			break;
-		if (err || !memcmp(&other, &zero, sizeof(zero)))
-			return kv_fail(r, "rdma_query_gid(2, %d): %d", i, err);
+			continue;
+		if (err || !memcmp(&other, &zero, sizeof(zero)) ||
+		    other.global.subnet_prefix != gid.global.subnet_prefix)
+			return kv_fail(r, "rdma_query_gid(2, %d): %d, %pI6", i, err, other.raw);
 	}
-	if (i == len)
-		return kv_fail(r, "no empty entry among port 2's %d GIDs", len);
 	if (ib_find_gid(r->dev, &zero, &port, &idx) != -ENOENT)
 		return kv_fail(r, "the zero GID found (port %u index %u)", port, idx);
 	other = gid;
