@@ -378,7 +378,7 @@ int kv_case_frwr_send_inv(struct kv_self *s)
 		goto out;
 	if (!(wc.wc_flags & IB_WC_WITH_INVALIDATE) || wc.ex.invalidate_rkey != mr->rkey ||
 	    wc.byte_len != 200) {
-		ret = kv_fail(r, "receive: flags 0x%x invalidated 0x%x byte_len %u, want 0x%x 0x%x 200",
+		ret = kv_fail(r, "receive: flags 0x%x rkey 0x%x length %u, want 0x%x 0x%x 200",
 			      wc.wc_flags, wc.ex.invalidate_rkey, wc.byte_len,
 			      IB_WC_WITH_INVALIDATE, mr->rkey);
 		goto out;
