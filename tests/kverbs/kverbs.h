@@ -275,6 +275,7 @@ int kv_case_frwr_rdma(struct kv_self *s);
 int kv_case_frwr_local_inv(struct kv_self *s);
 int kv_case_frwr_send_inv(struct kv_self *s);
 int kv_case_frwr_map(struct kv_self *s);
+int kv_case_frwr_caps(struct kv_self *s);
 
 /* kverbs_unreg.c: a reference held across a device's unregistration */
 void kv_unreg_init(struct dentry *root);

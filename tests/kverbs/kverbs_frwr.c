@@ -449,9 +449,21 @@ static int kv_fr_map_limits(struct kv_self *s, struct ib_mr *mr, struct scatterl
 			 (u64)KV_FR_MAX * KV_FR_PAGE, "512 pages");
 }
 
-int kv_case_frwr_map(struct kv_self *s)
+/* The device advertises fast registration as upstream's mlx4 does. */
+int kv_case_frwr_caps(struct kv_self *s)
 {
 	const struct ib_device_attr *a = &s->r.dev->attrs;
+
+	if (!(a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+	    a->max_fast_reg_page_list_len != KV_FR_MAX)
+		return kv_fail(&s->r, "MEM_MGT_EXTENSIONS %s, max_fast_reg_page_list_len %u",
+			       a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS ? "on" : "off",
+			       a->max_fast_reg_page_list_len);
+	return 0;
+}
+
+int kv_case_frwr_map(struct kv_self *s)
+{
 	struct kv_run *r = &s->r;
 	int used = atomic_read(&r->pd->usecnt);
 	struct ib_mr *mr = NULL, *small = NULL;
@@ -459,11 +471,6 @@ int kv_case_frwr_map(struct kv_self *s)
 	unsigned int off;
 	int ret, n;
 
-	if (!(a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
-	    a->max_fast_reg_page_list_len != KV_FR_MAX)
-		return kv_fail(r, "device: MEM_MGT_EXTENSIONS %s, max_fast_reg_page_list_len %u",
-			       a->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS ? "on" : "off",
-			       a->max_fast_reg_page_list_len);
 	mr = ib_alloc_mr(r->pd, IB_MR_TYPE_SG_GAPS, 8);
 	if (!IS_ERR(mr) || PTR_ERR(mr) != -EINVAL)
 		return kv_fail(r, "ib_alloc_mr(SG_GAPS): %ld, want -EINVAL", PTR_ERR(mr));

@@ -338,6 +338,7 @@ static const struct kv_case kv_cases[] = {
 	{ "frwr-local-inv", kv_case_frwr_local_inv },
 	{ "frwr-send-inv", kv_case_frwr_send_inv },
 	{ "frwr-map", kv_case_frwr_map },
+	{ "frwr-caps", kv_case_frwr_caps },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */
