@@ -21,11 +21,13 @@
 #define MPT_SIZE		0x40
 
 #define MPT_FLAG_SW_OWNS	(0xfU << 28)
+#define MPT_FLAG_FREE		(0x3U << 28)	/* hardware owns it, unregistered */
 #define MPT_FLAG_MIO		BIT(17)
 #define MPT_FLAG_PHYSICAL	BIT(9)
 #define MPT_FLAG_REGION		BIT(8)
 #define MPT_PD_FLAG_EN_INV	(3U << 24)
-#define MLX4_MTT_PRESENT	1ULL
+#define MPT_PD_FLAG_FAST_REG	BIT(27)
+#define MPT_PD_FLAG_RAE		BIT(28)		/* remote access enable */
 #define MLX4_MTTS_PER_PAGE	(MLX4_ICM_PAGE_SIZE / sizeof(__be64))
 
 #define MLX4_PERM_MASK		(MLX4_PERM_LOCAL_READ | MLX4_PERM_LOCAL_WRITE | \
@@ -60,7 +62,9 @@ int mlx4_mtt_init(struct mlx4_dev *dev, int npages, int page_shift, struct mlx4_
 		mtt->page_shift = MLX4_ICM_PAGE_SHIFT;
 		return 0;
 	}
-	if (npages < 0 || page_shift < MLX4_ICM_PAGE_SHIFT || page_shift > 40) {
+	/* page shift 0: fast registration, the card writes the entries */
+	if (npages < 0 || (page_shift && page_shift < MLX4_ICM_PAGE_SHIFT) ||
+	    page_shift > 40) {
 		dev_err_ratelimited(&dev->pdev->dev, "MTT of %d pages of 2^%d refused\n",
 				    npages, page_shift);
 		return -EINVAL;
@@ -109,7 +113,8 @@ int mlx4_write_mtt(struct mlx4_dev *dev, struct mlx4_mtt *mtt, int start_index,
 	struct mlx4_priv *priv = mlx4_priv(dev);
 	int i = 0;
 
-	if (mtt->order < 0 || start_index < 0 || npages < 0 ||
+	/* a fast-registration MTT (page shift 0) is the card's to write */
+	if (mtt->order < 0 || !mtt->page_shift || start_index < 0 || npages < 0 ||
 	    start_index + npages > (1 << mtt->order)) {
 		dev_err_ratelimited(&dev->pdev->dev,
 				    "MTT write %d+%d outside its range (order %d)\n",
@@ -126,7 +131,7 @@ int mlx4_write_mtt(struct mlx4_dev *dev, struct mlx4_mtt *mtt, int start_index,
 		if (!ent)
 			return -ENOENT;
 		for (k = 0; k < n; k++)
-			ent[k] = cpu_to_be64(page_list[i + k] | MLX4_MTT_PRESENT);
+			ent[k] = cpu_to_be64(page_list[i + k] | MLX4_MTT_FLAG_PRESENT);
 		i += n;
 	}
 	/* the entries must be visible before any context that uses them */
@@ -210,7 +215,8 @@ int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr)
 {
 	struct mlx4_cmd_mailbox *mailbox;
 	void *mpt;
-	u32 flags;
+	u32 flags, pd_flags;
+	bool fast_reg;
 	int err;
 
 	mailbox = mlx4_alloc_cmd_mailbox(dev);
@@ -218,12 +224,25 @@ int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr)
 		return PTR_ERR(mailbox);
 	mpt = mailbox->buf;
 
-	flags = MPT_FLAG_SW_OWNS | MPT_FLAG_MIO | MPT_FLAG_REGION | mr->access;
+	flags = MPT_FLAG_MIO | MPT_FLAG_REGION | mr->access;
+	pd_flags = mr->pd | MPT_PD_FLAG_EN_INV;
+	/*
+	 * A fast-registration MR goes to the card in the free state: no
+	 * access until a FAST_REG work request gives it a range, pages and
+	 * rights (and a key); it may be invalidated locally and remotely.
+	 */
+	fast_reg = mr->mtt.order >= 0 && !mr->mtt.page_shift;
+	if (fast_reg) {
+		flags |= MPT_FLAG_FREE;
+		pd_flags |= MPT_PD_FLAG_FAST_REG | MPT_PD_FLAG_RAE;
+	} else {
+		flags |= MPT_FLAG_SW_OWNS;
+	}
 	if (mr->mtt.order < 0)
 		flags |= MPT_FLAG_PHYSICAL;
 	*(__be32 *)(mpt + MPT_FLAGS) = cpu_to_be32(flags);
 	*(__be32 *)(mpt + MPT_KEY) = cpu_to_be32(mlx4_key_to_hw(mr->key));
-	*(__be32 *)(mpt + MPT_PD_FLAGS) = cpu_to_be32(mr->pd | MPT_PD_FLAG_EN_INV);
+	*(__be32 *)(mpt + MPT_PD_FLAGS) = cpu_to_be32(pd_flags);
 	*(__be64 *)(mpt + MPT_START) = cpu_to_be64(mr->iova);
 	*(__be64 *)(mpt + MPT_LENGTH) = cpu_to_be64(mr->size);
 	*(__be32 *)(mpt + MPT_ENTITY_SIZE) = cpu_to_be32(mr->mtt.page_shift);

@@ -82,9 +82,21 @@ struct mlx4_ib_pd {
 	u32		pdn;
 };
 
+/*
+ * A fast-registration MR (ib_alloc_mr) also has a page list: big-endian
+ * page addresses with the MTT present bit, max_pages of them in one zeroed
+ * page, DMA-mapped to the card, which reads it when it executes an
+ * IB_WR_REG_MR.  map_mr_sg fills it (npages); the consumer serialises
+ * map_mr_sg with the registrations that use the list.
+ */
 struct mlx4_ib_mr {
 	struct ib_mr	ibmr;
 	struct mlx4_mr	mmr;
+	__be64		*pages;		/* NULL but for fast registration */
+	dma_addr_t	page_map;
+	size_t		page_map_size;
+	u32		npages;
+	u32		max_pages;
 };
 
 struct mlx4_ib_ah {
@@ -267,6 +279,15 @@ struct ib_mr *mlx4_ib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
 				    int page_shift, u64 iova, u64 length, int access);
 int mlx4_ib_dereg_mr(struct ib_mr *mr);
+
+/* mr_frwr.c */
+struct ib_mr *mlx4_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type, u32 max_num_sg);
+int mlx4_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		      unsigned int *sg_offset);
+void mlx4_ib_free_page_list(struct mlx4_ib_dev *dev, struct mlx4_ib_mr *mr);
+int mlx4_ib_set_reg_seg(struct mlx4_ib_qp *qp, const struct ib_reg_wr *wr,
+			struct mlx4_hw_fmr_seg *seg);
+void mlx4_ib_set_local_inv_seg(struct mlx4_hw_local_inval_seg *seg, u32 key);
 
 /* ah.c */
 struct ib_ah *mlx4_ib_create_ah(struct ib_pd *pd, const struct rdma_ah_attr *attr, u32 flags,

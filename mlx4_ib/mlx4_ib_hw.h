@@ -157,6 +157,7 @@ static inline void mlx4_hw_qpc_layout_checks(void)
 
 enum {
 	MLX4_HW_OPCODE_NOP		= 0x00,
+	MLX4_HW_OPCODE_SEND_INVAL	= 0x01,	/* the R_Key in the control's imm */
 	MLX4_HW_OPCODE_RDMA_WRITE	= 0x08,
 	MLX4_HW_OPCODE_RDMA_WRITE_IMM	= 0x09,
 	MLX4_HW_OPCODE_SEND		= 0x0a,
@@ -164,12 +165,15 @@ enum {
 	MLX4_HW_OPCODE_RDMA_READ	= 0x10,
 	MLX4_HW_OPCODE_ATOMIC_CS	= 0x11,
 	MLX4_HW_OPCODE_ATOMIC_FA	= 0x12,
+	MLX4_HW_OPCODE_FMR		= 0x19,	/* fast registration */
+	MLX4_HW_OPCODE_LOCAL_INVAL	= 0x1b,
 };
 
 /* srcrb_flags of the control segment */
 enum {
 	MLX4_HW_CTRL_CQ_UPDATE		= 3 << 2,
 	MLX4_HW_CTRL_SOLICITED		= BIT(1),
+	MLX4_HW_CTRL_STRONG_ORDER	= BIT(7),	/* after every earlier WQE */
 	MLX4_HW_CTRL_FENCE		= BIT(6),	/* in fence_size */
 	MLX4_HW_CTRL_SIZE_MASK		= 0x3f,		/* in fence_size: 16-byte units */
 };
@@ -234,6 +238,34 @@ struct mlx4_hw_raddr_seg {
 struct mlx4_hw_atomic_seg {
 	__be64	swap_add;
 	__be64	compare;
+};
+
+/* Rights of a fast registration (flags of the FMR segment) */
+enum {
+	MLX4_HW_FMR_LOCAL_READ		= BIT(27),
+	MLX4_HW_FMR_LOCAL_WRITE		= BIT(28),
+	MLX4_HW_FMR_REMOTE_READ		= BIT(29),
+	MLX4_HW_FMR_REMOTE_WRITE	= BIT(30),
+	MLX4_HW_FMR_ATOMIC		= BIT(31),
+};
+
+/* The fast-registration segment (48 bytes): the MR's new key and range. */
+struct mlx4_hw_fmr_seg {
+	__be32	flags;			/* MLX4_HW_FMR_* */
+	__be32	mem_key;
+	__be64	buf_list;		/* bus address of the page list */
+	__be64	start_addr;		/* iova */
+	__be64	reg_len;
+	__be32	offset;
+	__be32	page_size;		/* log2 of the page size */
+	u32	reserved[2];
+};
+
+/* The local-invalidate segment (32 bytes). */
+struct mlx4_hw_local_inval_seg {
+	u32	reserved1[2];
+	__be32	mem_key;
+	u32	reserved2[5];
 };
 
 struct mlx4_hw_data_seg {
@@ -343,6 +375,9 @@ static inline void mlx4_hw_wqe_layout_checks(void)
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_raddr_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_atomic_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_data_seg) != 16);
+	BUILD_BUG_ON(sizeof(struct mlx4_hw_fmr_seg) != 48);
+	BUILD_BUG_ON(sizeof(struct mlx4_hw_local_inval_seg) != 32);
+	BUILD_BUG_ON(offsetof(struct mlx4_hw_local_inval_seg, mem_key) != 8);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_srq_next_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_cqe) != MLX4_HW_CQE_SIZE);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_err_cqe) != MLX4_HW_CQE_SIZE);

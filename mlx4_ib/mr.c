@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory regions: the physical DMA MR (an MPT without translation) and
- * kernel MRs over a list of pages (an MPT with MTT entries).
+ * kernel MRs over a list of pages (an MPT with MTT entries); their
+ * deregistration, also of fast-registration MRs (mr_frwr.c).
  */
 #include <linux/slab.h>
 
@@ -100,6 +101,7 @@ int mlx4_ib_dereg_mr(struct ib_mr *ibmr)
 	err = mlx4_mr_free(to_mdev(ibmr->device)->dev, &mr->mmr);
 	if (err)
 		return err;
+	mlx4_ib_free_page_list(to_mdev(ibmr->device), mr);
 	kfree(mr);
 	return 0;
 }

@@ -56,8 +56,15 @@ static void mlx4_ib_wc_send(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		fallthrough;
 	case MLX4_HW_OPCODE_SEND:
+	case MLX4_HW_OPCODE_SEND_INVAL:
 	default:
 		wc->opcode = IB_WC_SEND;
+		break;
+	case MLX4_HW_OPCODE_FMR:
+		wc->opcode = IB_WC_REG_MR;
+		break;
+	case MLX4_HW_OPCODE_LOCAL_INVAL:
+		wc->opcode = IB_WC_LOCAL_INV;
 		break;
 	case MLX4_HW_OPCODE_RDMA_READ:
 		wc->opcode = IB_WC_RDMA_READ;
@@ -90,6 +97,12 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 		wc->opcode = IB_WC_RECV;
 		wc->wc_flags |= IB_WC_WITH_IMM;
 		wc->ex.imm_data = cqe->immed_rss_invalid;
+		break;
+	case MLX4_HW_RECV_SEND_INV:
+		/* the SEND invalidated this R_Key of ours */
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = be32_to_cpu(cqe->immed_rss_invalid);
 		break;
 	default:
 		wc->opcode = IB_WC_RECV;

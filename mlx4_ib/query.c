@@ -44,11 +44,16 @@ int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr)
 		attr->device_cap_flags |= IB_DEVICE_BAD_QKEY_CNTR;
 	if (caps->flags & MLX4_DEV_CAP_FLAG_UD_AV_PORT)
 		attr->device_cap_flags |= IB_DEVICE_UD_AV_PORT_ENFORCE;
+	/* fast registration, local and remote invalidation (mr_frwr.c) */
+	if ((caps->bmme_flags & MLX4_BMME_FLAG_LOCAL_INV) &&
+	    (caps->bmme_flags & MLX4_BMME_FLAG_REMOTE_INV) &&
+	    (caps->bmme_flags & MLX4_BMME_FLAG_FAST_REG_WR))
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	/*
 	 * Upstream mlx4's query_device bit by bit, each bit once it works
 	 * here (docs/kernel-api.md, decision 8 and 3.7): the QP create flag
-	 * works; not (yet) APM, UD checksums and TSO, the reserved lkey, fast
-	 * registration, XRC, memory windows, masked atomics, and no
+	 * and fast registration work; not (yet) APM, UD checksums and TSO,
+	 * the reserved lkey, XRC, memory windows, masked atomics, and no
 	 * RAW_IP_CSUM, which upstream sets always: we have no raw packet QPs.
 	 */
 	attr->kernel_cap_flags = IBK_BLOCK_MULTICAST_LOOPBACK;
@@ -88,6 +93,7 @@ int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr)
 					  attr->max_mcast_grp;
 	attr->max_ah = INT_MAX;
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
+	attr->max_fast_reg_page_list_len = MLX4_MAX_FAST_REG_PAGES;
 out:
 	kfree(out);
 	return err;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The data path of a QP: post_send builds send WQEs (control segment, then
- * remote address, atomic or datagram segment, then inline data or a gather
- * list), hands them to the card by their owner bit and rings the send
- * doorbell; post_recv writes scatter lists and moves the RQ doorbell
- * record.  [any]: spinlocks only, no sleeping; every rejected work request
- * gets an errno, *bad_wr and a rate-limited log line.
+ * remote address, atomic, datagram, fast-registration or local-invalidate
+ * segment, then inline data or a gather list), hands them to the card by
+ * their owner bit and rings the send doorbell; post_recv writes scatter
+ * lists and moves the RQ doorbell record.  [any]: spinlocks only, no
+ * sleeping; every rejected work request gets an errno, *bad_wr and a
+ * rate-limited log line.
  *
  * The card prefetches the send queue ahead of what it was given, in
  * 64-byte lines, and takes a line whose first dword is not 0xffffffff as
@@ -14,7 +15,9 @@
  * them at RESET->INIT, and after each post the WQE that enters the
  * prefetch window, sq_spare_wqes ahead), and a segment's first dword, its
  * byte count, is written last within its line, behind a barrier: gather
- * lists back to front, inline segments after their data.
+ * lists back to front, inline segments after their data.  A fast-
+ * registration or local-invalidate WQE is one line (control segment and
+ * a 48- or 32-byte segment), guarded by its owner bit.
  */
 #include <linux/io.h>
 #include <linux/string.h>
@@ -159,6 +162,14 @@ static int mlx4_ib_wqe_opcode(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 		return MLX4_HW_OPCODE_SEND;
 	case IB_WR_SEND_WITH_IMM:
 		return MLX4_HW_OPCODE_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return type == IB_QPT_RC ? MLX4_HW_OPCODE_SEND_INVAL : -EINVAL;
+	case IB_WR_REG_MR:
+		return type == IB_QPT_RC || type == IB_QPT_UC ?
+		       MLX4_HW_OPCODE_FMR : -EINVAL;
+	case IB_WR_LOCAL_INV:
+		return type == IB_QPT_RC || type == IB_QPT_UC ?
+		       MLX4_HW_OPCODE_LOCAL_INVAL : -EINVAL;
 	case IB_WR_RDMA_WRITE:
 		return type == IB_QPT_RC || type == IB_QPT_UC ?
 		       MLX4_HW_OPCODE_RDMA_WRITE : -EINVAL;
@@ -216,7 +227,8 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	struct mlx4_hw_atomic_seg *atomic;
 	int off = sizeof(*ctrl);
 	bool inline_ok = true;
-	int size;
+	u32 srcrb = 0;
+	int size, err;
 
 	switch (opcode) {
 	case MLX4_HW_OPCODE_RDMA_WRITE:
@@ -249,6 +261,20 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		off += sizeof(*atomic);
 		inline_ok = false;
 		break;
+	case MLX4_HW_OPCODE_FMR:
+		err = mlx4_ib_set_reg_seg(qp, reg_wr(wr), wqe + off);
+		if (err)
+			return err;
+		off += sizeof(struct mlx4_hw_fmr_seg);
+		srcrb = MLX4_HW_CTRL_STRONG_ORDER;
+		inline_ok = false;
+		break;
+	case MLX4_HW_OPCODE_LOCAL_INVAL:
+		mlx4_ib_set_local_inv_seg(wqe + off, wr->ex.invalidate_rkey);
+		off += sizeof(struct mlx4_hw_local_inval_seg);
+		srcrb = MLX4_HW_CTRL_STRONG_ORDER;
+		inline_ok = false;
+		break;
 	default:
 		break;
 	}
@@ -269,16 +295,28 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 
 	if ((wr->send_flags & IB_SEND_INLINE) && !inline_ok)
 		return -EINVAL;
-	size = mlx4_ib_set_gather(qp, wr, wqe, off);
-	if (size < 0)
-		return size;
+	/* the memory-management WQEs carry no data (strong order: after the earlier ones) */
+	if (srcrb & MLX4_HW_CTRL_STRONG_ORDER) {
+		if (wr->num_sge)
+			return -EINVAL;
+		size = off;
+	} else {
+		size = mlx4_ib_set_gather(qp, wr, wqe, off);
+		if (size < 0)
+			return size;
+	}
 
-	ctrl->srcrb_flags =
-		cpu_to_be32((qp->sq_signal_all || (wr->send_flags & IB_SEND_SIGNALED) ?
-			     MLX4_HW_CTRL_CQ_UPDATE : 0) |
-			    (wr->send_flags & IB_SEND_SOLICITED ? MLX4_HW_CTRL_SOLICITED : 0));
-	ctrl->imm = opcode == MLX4_HW_OPCODE_SEND_IMM ||
-		    opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM ? wr->ex.imm_data : 0;
+	if (qp->sq_signal_all || (wr->send_flags & IB_SEND_SIGNALED))
+		srcrb |= MLX4_HW_CTRL_CQ_UPDATE;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		srcrb |= MLX4_HW_CTRL_SOLICITED;
+	ctrl->srcrb_flags = cpu_to_be32(srcrb);
+	if (opcode == MLX4_HW_OPCODE_SEND_IMM || opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM)
+		ctrl->imm = wr->ex.imm_data;
+	else if (opcode == MLX4_HW_OPCODE_SEND_INVAL)
+		ctrl->imm = cpu_to_be32(wr->ex.invalidate_rkey);
+	else
+		ctrl->imm = 0;
 	return size;
 }
 

@@ -98,6 +98,11 @@ struct mlx4_caps {
 #define MLX4_DEV_CAP_FLAG_UD_AV_PORT	BIT_ULL(20)
 #define MLX4_DEV_CAP_FLAG_UD_MCAST	BIT_ULL(21)
 
+/* QUERY_DEV_CAP BMME flags: local and remote invalidation, fast registration */
+#define MLX4_BMME_FLAG_LOCAL_INV	BIT(6)
+#define MLX4_BMME_FLAG_REMOTE_INV	BIT(7)
+#define MLX4_BMME_FLAG_FAST_REG_WR	BIT(11)
+
 /*
  * A ConnectX-3 as mlx4_core presents it.  Read-only for mlx4_ib, except
  * through the functions below.
@@ -288,6 +293,10 @@ enum {
 	MLX4_PERM_ATOMIC	= BIT(14),
 };
 
+/* Fast registration: pages per MR; entries of its page list are bus addresses | 1 */
+#define MLX4_MAX_FAST_REG_PAGES	511
+#define MLX4_MTT_FLAG_PRESENT	1ULL
+
 struct mlx4_mr {
 	struct mlx4_mtt	mtt;
 	u64		iova;
@@ -298,7 +307,13 @@ struct mlx4_mr {
 	bool		enabled;
 };
 
-/* npages == 0: a physical (DMA) MR covering everything from iova 0 */
+/*
+ * npages == 0: a physical (DMA) MR covering everything from iova 0.
+ * page_shift == 0 with npages > 0: a fast-registration MR (iova, size and
+ * access 0): an MTT range of npages entries that the card fills from the
+ * page list of a FAST_REG work request; mlx4_mr_enable() gives it to the
+ * card in the free state (no access until registered).
+ */
 int mlx4_mr_alloc(struct mlx4_dev *dev, u32 pd, u64 iova, u64 size, u32 access,
 		  int npages, int page_shift, struct mlx4_mr *mr);
 /* writes the MPT (SW2HW_MPT): the key works from here on */

@@ -1936,6 +1936,49 @@ static inline int ib_dereg_mr(struct ib_mr *mr)
 }
 
 /*
+ * Fast registration (core/mr_frwr.c).  ib_alloc_mr() [sleep]: an MR whose
+ * translation an IB_WR_REG_MR work request sets, at most max_num_sg pages;
+ * it starts invalid.  ib_map_mr_sg() [any]: the DMA-mapped scatterlist
+ * into the MR's page list in pages of page_size bytes; sets mr->iova,
+ * mr->length and mr->page_size; returns how many entries were mapped
+ * (fewer than sg_nents when they do not fit, or at the first gap), with
+ * *sg_offset (if given) the offset in the next entry where mapping
+ * stopped.  ib_sg_to_pages() is its helper for drivers.
+ */
+struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type, u32 max_num_sg);
+int ib_map_mr_sg(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
+		 unsigned int *sg_offset, unsigned int page_size);
+int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sgl, int sg_nents,
+		   unsigned int *sg_offset, int (*set_page)(struct ib_mr *, u64));
+
+/* ib_map_mr_sg() for a zero-based registration: the MR's addresses start at 0 */
+static inline int ib_map_mr_sg_zbva(struct ib_mr *mr, struct scatterlist *sg,
+				    int sg_nents, unsigned int *sg_offset,
+				    unsigned int page_size)
+{
+	int n = ib_map_mr_sg(mr, sg, sg_nents, sg_offset, page_size);
+
+	mr->iova = 0;
+	return n;
+}
+
+/*
+ * [any] The low 8 bits of a key are the consumer's: a new value before each
+ * IB_WR_REG_MR makes keys of earlier registrations stale.
+ */
+static inline void ib_update_fast_reg_key(struct ib_mr *mr, u8 newkey)
+{
+	mr->lkey = (mr->lkey & ~0xffU) | newkey;
+	mr->rkey = (mr->rkey & ~0xffU) | newkey;
+}
+
+/* [any] rkey with its low 8 bits advanced by one (wrapping within them) */
+static inline u32 ib_inc_rkey(u32 rkey)
+{
+	return (rkey & ~0xffU) | ((rkey + 1) & 0xffU);
+}
+
+/*
  * [sleep] A CQ for a consumer that polls it itself; caller: the creating
  * module's name.
  */

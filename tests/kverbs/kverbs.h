@@ -271,6 +271,11 @@ int kv_case_srq_destroy_poll(struct kv_self *s);
 int kv_case_inline_limit(struct kv_self *s);
 int kv_case_cq_max(struct kv_self *s);
 int kv_case_cq_resize_busy(struct kv_self *s);
+int kv_case_frwr_rdma(struct kv_self *s);
+int kv_case_frwr_local_inv(struct kv_self *s);
+int kv_case_frwr_send_inv(struct kv_self *s);
+int kv_case_frwr_map(struct kv_self *s);
+int kv_case_frwr_caps(struct kv_self *s);
 
 /* kverbs_unreg.c: a reference held across a device's unregistration */
 void kv_unreg_init(struct dentry *root);

@@ -334,6 +334,11 @@ static const struct kv_case kv_cases[] = {
 	{ "pkey-find", kv_case_pkey_find },
 	{ "gid-find", kv_case_gid_find },
 	{ "unsafe-rkey", kv_case_unsafe_rkey },
+	{ "frwr-rdma", kv_case_frwr_rdma },
+	{ "frwr-local-inv", kv_case_frwr_local_inv },
+	{ "frwr-send-inv", kv_case_frwr_send_inv },
+	{ "frwr-map", kv_case_frwr_map },
+	{ "frwr-caps", kv_case_frwr_caps },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */
