@@ -87,7 +87,9 @@ if ! (cd "$blddir" && ninja -j"$(nproc)" qemu-system-x86_64 >"$blddir/ninja.log"
 fi
 # Keep the three most recently built models besides this one: worktrees
 # that test different models side by side share this cache.
-ls -1dt "$cache"/qemu-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]* 2>/dev/null |
+# (none yet on a fresh cache: ls fails, which pipefail must not make the
+# build's failure)
+{ ls -1dt "$cache"/qemu-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]* 2>/dev/null || true; } |
 	tail -n +4 | xargs -r rm -rf
 mkdir -p "$cache/qemu-$hash"
 cp "$blddir/qemu-system-x86_64" "$out.tmp"
