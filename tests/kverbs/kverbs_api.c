@@ -171,12 +171,21 @@ out:
 }
 
 /* the cache has index idx == pkey (after the PKEY_CHANGE event), bounded */
+/*
+ * The cache follows a PKEY_CHANGE in the device's event work, behind the
+ * other clients' handlers of the events before it (ib_sa reads the P_Key
+ * table from the card for each of its groups): on the debug kernel that
+ * took 6 s once, so this wait is longer than KV_WAIT_MS.  It is about
+ * the cache converging, not about how fast.
+ */
+#define KV_CACHE_WAIT_MS	30000
+
 static int kv_wait_cached_pkey(struct kv_run *r, u16 idx, u16 pkey)
 {
 	u16 got = 0;
 	int i;
 
-	for (i = 0; i < KV_WAIT_MS / 20; i++) {
+	for (i = 0; i < KV_CACHE_WAIT_MS / 20; i++) {
 		if (!ib_get_cached_pkey(r->dev, 1, idx, &got) && got == pkey)
 			return 0;
 		msleep(20);
