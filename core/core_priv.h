@@ -100,6 +100,9 @@ void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
 
+/* pd_mr.c */
+void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type);
+
 /*
  * The access rights ib_core's kernel MRs take (ib_check_mr_access() allows
  * more: upstream's IB_ACCESS_SUPPORTED)

@@ -30,13 +30,7 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type, u32 max_num
 	mr = device->ops.alloc_mr(pd, mr_type, max_num_sg);
 	if (IS_ERR_OR_NULL(mr))
 		return mr ? mr : ERR_PTR(-ENOMEM);
-	mr->device = device;
-	mr->pd = pd;
-	mr->uobject = NULL;
-	mr->type = mr_type;
-	mr->need_inval = false;
-	mr->dm = NULL;
-	mr->sig_attrs = NULL;
+	ib_core_mr_init(mr, pd, mr_type);
 	atomic_inc(&pd->usecnt);
 	return mr;
 }

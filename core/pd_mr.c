@@ -14,7 +14,8 @@ static int ib_core_check_mr_access(struct ib_device *device, int access)
 	return 0;
 }
 
-static void ib_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
+/* the core-owned members of an MR a driver just created (not the PD count) */
+void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
 {
 	mr->device = pd->device;
 	mr->pd = pd;
@@ -74,7 +75,7 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 		device->ops.dealloc_pd(pd);
 		return ERR_PTR(ret);
 	}
-	ib_mr_init(mr, pd, IB_MR_TYPE_DMA);
+	ib_core_mr_init(mr, pd, IB_MR_TYPE_DMA);
 	pd->__internal_mr = mr;
 	if (!(device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
 		pd->local_dma_lkey = mr->lkey;
@@ -141,7 +142,7 @@ struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 	mr = device->ops.reg_kernel_mr(pd, pages, npages, page_shift, iova, length, access);
 	if (IS_ERR_OR_NULL(mr))
 		return mr ? mr : ERR_PTR(-ENOMEM);
-	ib_mr_init(mr, pd, IB_MR_TYPE_MEM_REG);
+	ib_core_mr_init(mr, pd, IB_MR_TYPE_MEM_REG);
 	mr->page_size = 1U << page_shift;
 	atomic_inc(&pd->usecnt);
 	return mr;
