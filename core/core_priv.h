@@ -122,6 +122,13 @@ struct ib_port_cache *ib_port_cache(struct ib_device *device, u32 port);
 int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
 			       const union ib_gid *gid, u16 *index);
 
+/* cq_alloc.c: ib_core's two completion workqueues */
+int ib_cq_wq_init(void);
+void ib_cq_wq_cleanup(void);
+
+/* cq_pool.c */
+void ib_cq_pool_cleanup(struct ib_device *device);
+
 /* event.c */
 void ib_events_enable(struct ib_device *device);
 void ib_events_disable(struct ib_device *device);

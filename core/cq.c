@@ -54,6 +54,11 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 				    cq->device->name, atomic_read(&cq->usecnt));
 		return -EBUSY;
 	}
+	/* a CQ of the pool belongs to ib_core (cq_pool.c) */
+	if (cq->shared) {
+		IB_CORE_RATELIMITED("%s: a CQ of the pool\n", cq->device->name);
+		return -EOPNOTSUPP;
+	}
 	return cq->device->ops.destroy_cq(cq);
 }
 EXPORT_SYMBOL(ib_destroy_cq_user);

@@ -456,6 +456,8 @@ void ib_unregister_device(struct ib_device *device)
 
 	/* ... the clients let go of it, in the reverse order of their arrival ... */
 	ib_clients_remove_device(device);
+	/* (the CQs they shared go with the last of them) */
+	ib_cq_pool_cleanup(device);
 
 	/* ... and so does everyone else who holds a reference. */
 	ib_wait_for_references(device);

@@ -11,18 +11,28 @@ static int __init ib_core_init(void)
 {
 	int ret;
 
+	ret = ib_cq_wq_init();
+	if (ret) {
+		pr_err("ib_core: cannot create the completion workqueues: %d\n", ret);
+		return ret;
+	}
 	ret = class_register(&ib_class);
 	if (ret) {
 		pr_err("ib_core: cannot register the infiniband class: %d\n", ret);
-		return ret;
+		goto err_wq;
 	}
 	return 0;
+
+err_wq:
+	ib_cq_wq_cleanup();
+	return ret;
 }
 
 static void __exit ib_core_exit(void)
 {
 	class_unregister(&ib_class);
 	ib_clients_cleanup();
+	ib_cq_wq_cleanup();
 }
 
 module_init(ib_core_init);

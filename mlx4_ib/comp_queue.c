@@ -38,6 +38,7 @@ static void mlx4_ib_cq_comp(struct mlx4_cq *mcq)
 	struct mlx4_ib_cq *cq = container_of(mcq, struct mlx4_ib_cq, mcq);
 
 	atomic_inc(&cq->arm_sn);
+	clear_bit(MLX4_IB_CQ_ARMED, &cq->sw_flags);
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
@@ -187,6 +188,13 @@ int mlx4_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	      MLX4_HW_CQ_DB_REQ_NOT_SOL : MLX4_HW_CQ_DB_REQ_NOT;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
+	if (unlikely(mlx4_is_internal_error(dev->dev))) {
+		/* the card is dead: the software flush is what completes */
+		missed = mlx4_ib_arm_dead(cq, flags);
+		spin_unlock_irqrestore(&cq->lock, irqflags);
+		return missed;
+	}
+	set_bit(MLX4_IB_CQ_ARMED, &cq->sw_flags);
 	ci = cq->cons_index & MLX4_HW_CQ_CI_MASK;
 	cq->db.db[MLX4_HW_CQ_ARM_DB] = cpu_to_be32(sn << MLX4_HW_CQ_SN_SHIFT | cmd | ci);
 	/* the record must be visible before the doorbell */

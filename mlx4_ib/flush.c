@@ -3,19 +3,30 @@
  * After a catastrophic error the card writes no more CQEs, yet consumers
  * tear down by waiting for their work requests to come back flushed.  So
  * poll_cq then completes every outstanding WQE of the CQ's QPs in software
- * with IB_WC_WR_FLUSH_ERR, and the catastrophic event wakes the consumers
- * of every CQ with outstanding work - from a work item: the event may come
- * from a verb whose firmware command timed out, and a completion handler
- * must never run inside a verb's call chain.
+ * with IB_WC_WR_FLUSH_ERR, carrying its wr_id (or wr_cqe) unchanged, and
+ * the catastrophic event wakes the consumers of every armed CQ with
+ * outstanding work - from a work item: the event may come from a verb
+ * whose firmware command timed out, and a completion handler must never
+ * run inside a verb's call chain.
+ *
+ * A QP the consumer took to ERR (in software: mlx4_ib_modify_dead())
+ * still takes work requests then, as the IBA has a QP in ERR do: they
+ * complete flushed, after everything posted before.  That is how a drain
+ * (ib_drain_qp()) ends on a dead card.  The post queues the same work
+ * item, which calls the handler of the armed CQ; a CQ that is not armed
+ * gets no event (its consumer polls: ib_process_cq_direct()).  Arming
+ * reports a missed event while the software flush has something left.
  */
 #include "mlx4_ib.h"
 
 static int mlx4_ib_flush_wq(struct mlx4_ib_qp *qp, struct mlx4_ib_wq *wq, bool is_send,
 			    int num_entries, struct ib_wc *wc)
 {
+	/* the wr_ids of a post on the dead card are there before its head */
+	unsigned int head = smp_load_acquire(&wq->head);
 	int n = 0;
 
-	while (wq->tail != wq->head && n < num_entries) {
+	while (wq->tail != head && n < num_entries) {
 		memset(&wc[n], 0, sizeof(wc[n]));
 		wc[n].wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
 		wc[n].status = IB_WC_WR_FLUSH_ERR;
@@ -50,6 +61,125 @@ int mlx4_ib_poll_sw_flush(struct mlx4_ib_cq *cq, int num_entries, struct ib_wc *
 	return n;
 }
 
+/* [any] Something left for mlx4_ib_poll_sw_flush() (caller holds cq->lock). */
+static bool mlx4_ib_sw_flush_pending(struct mlx4_ib_cq *cq)
+{
+	struct mlx4_ib_qp *qp;
+
+	lockdep_assert_held(&cq->lock);
+
+	list_for_each_entry(qp, &cq->send_qp_list, cq_send_list)
+		if (READ_ONCE(qp->sq.head) != qp->sq.tail)
+			return true;
+	list_for_each_entry(qp, &cq->recv_qp_list, cq_recv_list)
+		if (qp->has_rq && READ_ONCE(qp->rq.head) != qp->rq.tail)
+			return true;
+	return false;
+}
+
+/*
+ * [any] req_notify_cq on a dead card (caller holds cq->lock): armed for
+ * the flush work; with IB_CQ_REPORT_MISSED_EVENTS, 1 while the software
+ * flush has completions to give.
+ */
+int mlx4_ib_arm_dead(struct mlx4_ib_cq *cq, enum ib_cq_notify_flags flags)
+{
+	lockdep_assert_held(&cq->lock);
+
+	set_bit(MLX4_IB_CQ_ARMED, &cq->sw_flags);
+	/* armed before looking: a post after the look finds the CQ armed */
+	smp_mb__after_atomic();
+	if (!(flags & IB_CQ_REPORT_MISSED_EVENTS))
+		return 0;
+	return mlx4_ib_sw_flush_pending(cq);
+}
+
+/* Room for nreq more WQEs in wq (the caller holds its lock). */
+static bool mlx4_ib_dead_room(struct mlx4_ib_wq *wq, int nreq, struct mlx4_ib_cq *cq)
+{
+	unsigned int cur;
+
+	spin_lock(&cq->lock);
+	cur = wq->head - wq->tail;
+	spin_unlock(&cq->lock);
+	return cur + nreq < wq->max_post;
+}
+
+/*
+ * A QP in ERR on a dead card takes work requests for the software flush;
+ * any other fails with -EIO, as before.
+ */
+static int mlx4_ib_dead_state(struct mlx4_ib_qp *qp, const char *what)
+{
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		return 0;
+	mlx4_ib_warn_rl(qp->dev, "%s: QP 0x%x: device in internal error\n", what,
+			qp->ibqp.qp_num);
+	return -EIO;
+}
+
+/* The posted requests are there; the armed CQs hear of them from the work. */
+static void mlx4_ib_dead_posted(struct mlx4_ib_qp *qp, struct mlx4_ib_wq *wq, int nreq)
+{
+	/* the wr_ids before the new head, as poll_cq reads them */
+	smp_store_release(&wq->head, wq->head + nreq);
+	if (nreq)
+		queue_work(system_wq, &qp->dev->catas_work);
+}
+
+/*
+ * [any] post_send on a dead card (the caller holds the SQ's lock): the
+ * work requests' wr_ids are recorded, nothing reaches the card.
+ */
+int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr)
+{
+	struct mlx4_ib_cq *cq = to_mcq(qp->ibqp.send_cq);
+	int nreq = 0, err;
+
+	lockdep_assert_held(&qp->sq.lock);
+
+	err = mlx4_ib_dead_state(qp, "post_send");
+	for (; wr && !err; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_gs)
+			err = -EINVAL;
+		else if (!mlx4_ib_dead_room(&qp->sq, nreq, cq))
+			err = -ENOMEM;
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		qp->sq.wrid[(qp->sq.head + nreq++) & (qp->sq.wqe_cnt - 1)] = wr->wr_id;
+	}
+	mlx4_ib_dead_posted(qp, &qp->sq, nreq);
+	return err;
+}
+
+/* [any] post_recv on a dead card, likewise (the caller holds the RQ's lock). */
+int mlx4_ib_post_recv_dead(struct mlx4_ib_qp *qp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr)
+{
+	struct mlx4_ib_cq *cq = to_mcq(qp->ibqp.recv_cq);
+	int nreq = 0, err;
+
+	lockdep_assert_held(&qp->rq.lock);
+
+	err = mlx4_ib_dead_state(qp, "post_recv");
+	for (; wr && !err; wr = wr->next) {
+		if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_gs)
+			err = -EINVAL;
+		else if (!mlx4_ib_dead_room(&qp->rq, nreq, cq))
+			err = -ENOMEM;
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		qp->rq.wrid[(qp->rq.head + nreq++) & (qp->rq.wqe_cnt - 1)] = wr->wr_id;
+	}
+	mlx4_ib_dead_posted(qp, &qp->rq, nreq);
+	return err;
+}
+
 static void mlx4_ib_mark(struct mlx4_ib_cq *cq, struct list_head *notify)
 {
 	if (cq->flush_notify)
@@ -59,9 +189,10 @@ static void mlx4_ib_mark(struct mlx4_ib_cq *cq, struct list_head *notify)
 }
 
 /*
- * The work item queued by the catastrophic-error event: call the
- * completion handler of every CQ with outstanding work, once each, so that
- * its consumer polls and gets the software flush.
+ * The work item queued by the catastrophic-error event and by the posts
+ * on the dead card: call the completion handler of every armed CQ with
+ * outstanding work, once each, so that its consumer polls and gets the
+ * software flush.
  */
 void mlx4_ib_catas_flush_work(struct work_struct *work)
 {
@@ -83,6 +214,9 @@ void mlx4_ib_catas_flush_work(struct work_struct *work)
 	list_for_each_entry_safe(cq, tmp, &notify, notify_list) {
 		list_del(&cq->notify_list);
 		cq->flush_notify = false;
+		/* an event for an armed CQ only, as the card gives them */
+		if (!test_and_clear_bit(MLX4_IB_CQ_ARMED, &cq->sw_flags))
+			continue;
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}

@@ -136,6 +136,15 @@ struct mlx4_ib_cq {
 	struct list_head	recv_qp_list;
 	bool			flush_notify;	/* mlx4_ib_catas_flush() scratch */
 	struct list_head	notify_list;
+	/*
+	 * MLX4_IB_CQ_ARMED: armed since the last completion event, for the
+	 * error flush's events (flush.c)
+	 */
+	unsigned long		sw_flags;
+};
+
+enum {
+	MLX4_IB_CQ_ARMED,
 };
 
 struct mlx4_ib_wq {
@@ -320,6 +329,11 @@ int mlx4_ib_poll_cq(struct ib_cq *cq, int num_entries, struct ib_wc *wc);
 
 /* flush.c */
 int mlx4_ib_poll_sw_flush(struct mlx4_ib_cq *cq, int num_entries, struct ib_wc *wc);
+int mlx4_ib_arm_dead(struct mlx4_ib_cq *cq, enum ib_cq_notify_flags flags);
+int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
+			   const struct ib_send_wr **bad_wr);
+int mlx4_ib_post_recv_dead(struct mlx4_ib_qp *qp, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr);
 void mlx4_ib_catas_flush_work(struct work_struct *work);
 
 /* qp.c */

@@ -339,10 +339,7 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (unlikely(mlx4_is_internal_error(dev->dev))) {
-		mlx4_ib_warn_rl(dev, "post_send: QP 0x%x: device in internal error\n",
-				ibqp->qp_num);
-		err = -EIO;
-		*bad_wr = wr;
+		err = mlx4_ib_post_send_dead(qp, wr, bad_wr);
 		goto out;
 	}
 	state = READ_ONCE(qp->state);
@@ -433,10 +430,7 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	if (unlikely(mlx4_is_internal_error(dev->dev))) {
-		mlx4_ib_warn_rl(dev, "post_recv: QP 0x%x: device in internal error\n",
-				ibqp->qp_num);
-		err = -EIO;
-		*bad_wr = wr;
+		err = mlx4_ib_post_recv_dead(qp, wr, bad_wr);
 		goto out;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_RESET) {

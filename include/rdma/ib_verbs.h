@@ -31,6 +31,8 @@
 #include <linux/completion.h>
 #include <linux/xarray.h>
 #include <linux/workqueue.h>
+#include <linux/irq_poll.h>
+#include <linux/ktime.h>
 #include <linux/err.h>
 #include <linux/if_ether.h>
 #include <linux/ratelimit.h>
@@ -591,6 +593,22 @@ struct ib_cq_init_attr {
 	u32		flags;
 };
 
+/*
+ * How ib_core polls a CQ of its CQ API (ib_alloc_cq()): from softirq
+ * (irq_poll), from one of its two workqueues (bound, or unbound), or only
+ * when the consumer calls ib_process_cq_direct().  The first three are
+ * also the contexts of the CQ pool.
+ */
+enum ib_poll_context {
+	IB_POLL_SOFTIRQ,
+	IB_POLL_WORKQUEUE,
+	IB_POLL_UNBOUND_WORKQUEUE,
+	IB_POLL_LAST_POOL_TYPE = IB_POLL_UNBOUND_WORKQUEUE,
+	IB_POLL_DIRECT,
+};
+
+struct dim;
+
 struct ib_cq {
 	struct ib_device	*device;
 	struct ib_uobject	*uobject;
@@ -598,7 +616,23 @@ struct ib_cq {
 	void			(*event_handler)(struct ib_event *event, void *ctx);
 	void			*cq_context;
 	int			cqe;		/* usable entries */
+	/* CQ pool: entries taken by ib_cq_pool_get(), under cq_pools_lock */
+	unsigned int		cqe_used;
 	atomic_t		usecnt;		/* QPs and SRQs using it */
+	/* the rest is ib_core's CQ API (ib_alloc_cq()); drivers leave it alone */
+	enum ib_poll_context	poll_ctx;
+	struct ib_wc		*wc;		/* the poller's batch */
+	struct list_head	pool_entry;	/* in the device's cq_pools[poll_ctx] */
+	union {
+		struct irq_poll		iop;	/* IB_POLL_SOFTIRQ */
+		struct work_struct	work;	/* IB_POLL_*WORKQUEUE */
+	};
+	struct workqueue_struct	*comp_wq;
+	struct dim		*dim;		/* no adaptive moderation: NULL */
+	ktime_t			timestamp;	/* unused */
+	u8			interrupt:1;	/* unused */
+	u8			shared:1;	/* a CQ of the pool */
+	unsigned int		comp_vector;
 };
 
 enum ib_cq_notify_flags {
@@ -1067,10 +1101,11 @@ struct ib_cq;
 struct ib_wc;
 
 /*
- * A completion entry of a consumer that polls through ib_core's CQ API:
+ * A completion entry of a consumer of ib_core's CQ API (ib_alloc_cq()):
  * the work request carries a pointer to it (wr_cqe) instead of a wr_id,
- * and done() is called with the completion.  Without that API (step S3A)
- * the consumer reads the same pointer back from wc->wr_cqe.
+ * and ib_core's poller calls done() with each completion.  A consumer
+ * polling a CQ of ib_create_cq() itself reads the same pointer back from
+ * wc->wr_cqe.
  */
 struct ib_cqe {
 	void (*done)(struct ib_cq *cq, struct ib_wc *wc);
@@ -1248,15 +1283,6 @@ struct ib_wc {
 	u8			smac[ETH_ALEN];	/* RoCE only */
 	u16			vlan_id;	/* RoCE only */
 	u8			network_hdr_type; /* RoCE only */
-};
-
-/* How ib_core's CQ API (step S3A) polls a CQ it allocates */
-enum ib_poll_context {
-	IB_POLL_SOFTIRQ,
-	IB_POLL_WORKQUEUE,
-	IB_POLL_UNBOUND_WORKQUEUE,
-	IB_POLL_LAST_POOL_TYPE = IB_POLL_UNBOUND_WORKQUEUE,
-	IB_POLL_DIRECT,
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1544,8 +1570,12 @@ struct ib_device {
 	u32				index;		/* unique while registered */
 	struct ib_port_data		*port_data;	/* [0..phys_port_cnt], by port */
 	struct ib_device_attr		attrs;		/* filled at registration */
-	/* the CQ pools of ib_cq_pool_get() (issue 13's S3A), per poll context */
-	spinlock_t			cq_pools_lock;	/* protects cq_pools */
+	/*
+	 * the CQ pools of ib_cq_pool_get() (cq_pool.c), per poll context; the
+	 * lock (taken with interrupts off) protects the lists and every pool
+	 * CQ's cqe_used
+	 */
+	spinlock_t			cq_pools_lock;
 	struct list_head		cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
 	unsigned int			reg_state;	/* core_priv.h */
 	struct list_head		core_list;	/* ib_core's device list */
@@ -2333,6 +2363,80 @@ static inline int ib_req_notify_cq(struct ib_cq *cq, enum ib_cq_notify_flags fla
 {
 	return cq->device->ops.req_notify_cq(cq, flags);
 }
+
+/* ---------------------------------------------------------------------- */
+/*
+ * The CQ API: CQs that ib_core polls itself, calling wc->wr_cqe->done(cq,
+ * wc) for every completion (so every work request on them carries a
+ * wr_cqe); the CQ pool; and the drain of a QP's queues.
+ */
+
+/*
+ * [sleep] A CQ of nr_cqe entries on completion vector comp_vector, polled
+ * from poll_ctx; cq->cq_context is private.  Done in softirq context for
+ * IB_POLL_SOFTIRQ, in a task (a work item of ib_core's "ib-comp-wq" or
+ * "ib-comp-unb-wq") for the workqueue contexts, and in the caller's for
+ * IB_POLL_DIRECT (ib_process_cq_direct(); no completion events).  caller
+ * names the consumer (its module).
+ */
+struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
+			    int comp_vector, enum ib_poll_context poll_ctx,
+			    const char *caller);
+static inline struct ib_cq *ib_alloc_cq(struct ib_device *dev, void *private,
+					int nr_cqe, int comp_vector,
+					enum ib_poll_context poll_ctx)
+{
+	return __ib_alloc_cq(dev, private, nr_cqe, comp_vector, poll_ctx,
+			     KBUILD_MODNAME);
+}
+
+/* [sleep] The same on a completion vector ib_core picks, round-robin. */
+struct ib_cq *__ib_alloc_cq_any(struct ib_device *dev, void *private,
+				int nr_cqe, enum ib_poll_context poll_ctx,
+				const char *caller);
+static inline struct ib_cq *ib_alloc_cq_any(struct ib_device *dev, void *private,
+					    int nr_cqe, enum ib_poll_context poll_ctx)
+{
+	return __ib_alloc_cq_any(dev, private, nr_cqe, poll_ctx, KBUILD_MODNAME);
+}
+
+/*
+ * [sleep] Frees a CQ of ib_alloc_cq() once its poller has stopped.  A CQ
+ * still used by a QP or SRQ, or with pool entries taken, is refused with
+ * a warning (and left as it is).
+ */
+void ib_free_cq(struct ib_cq *cq);
+
+/*
+ * [any] Polls the CQ in the caller's context, calling done() for each
+ * completion, at most budget of them (-1: until the CQ is empty, only
+ * where few can come); returns how many.  Does not arm the CQ.
+ */
+int ib_process_cq_direct(struct ib_cq *cq, int budget);
+
+/*
+ * [sleep] nr_cqe entries of a shared CQ of the device's pool for poll_ctx
+ * (not IB_POLL_DIRECT), on completion vector comp_vector_hint (< 0: one
+ * ib_core picks) modulo the vectors in use; the pool grows as needed.
+ * Give the entries back with ib_cq_pool_put() ([any]) before the CQ's last
+ * QP is gone; the pool's CQs are freed at the device's unregistration.
+ */
+struct ib_cq *ib_cq_pool_get(struct ib_device *dev, unsigned int nr_cqe,
+			     int comp_vector_hint, enum ib_poll_context poll_ctx);
+void ib_cq_pool_put(struct ib_cq *cq, unsigned int nr_cqe);
+
+/*
+ * [sleep] Block until every work request posted to the QP's send queue
+ * (ib_drain_sq()), receive queue (ib_drain_rq()) or both (ib_drain_qp();
+ * the receive queue only without an SRQ) has completed and its done() has
+ * returned.  The QP is moved to ERR, so the rest completes flushed.  The
+ * CQs must come from ib_alloc_cq() and have room for one more completion,
+ * the queues for one more work request, and nobody may post meanwhile.
+ * Also after a catastrophic error of the device.
+ */
+void ib_drain_sq(struct ib_qp *qp);
+void ib_drain_rq(struct ib_qp *qp);
+void ib_drain_qp(struct ib_qp *qp);
 
 /* ---------------------------------------------------------------------- */
 /* LIDs and flow labels */

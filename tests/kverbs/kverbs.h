@@ -48,6 +48,7 @@ struct kv_run {
 	u16			lid[3];			/* by port (1, 2) */
 	enum ib_mtu		mtu[3];
 	u8			rnr_retry;		/* for the next RTR->RTS */
+	u8			qp_timeout;		/* likewise; 0: the default */
 };
 
 /*
@@ -193,6 +194,62 @@ int kv_ud_ep(struct kv_run *r, struct kv_ep *ep, u32 port, const struct kv_pair_
 struct ib_ah *kv_mc_ah(struct kv_run *r, const union ib_gid *mgid, u16 mlid, u32 port);
 
 /*
+ * A CQ of ib_core's CQ API (ib_alloc_cq()) and what the done() calls of
+ * its work requests saw (kverbs_cq.c).
+ */
+struct kv_acq {
+	struct kv_run		*r;
+	struct ib_cq		*cq;
+	enum ib_poll_context	ctx;
+	struct task_struct	*direct_task;	/* IB_POLL_DIRECT: who polls */
+	atomic_t		done;		/* done() calls */
+	atomic_t		bad_ctx;	/* ... in the wrong context */
+	atomic_t		bad_cq;		/* ... with the wrong cq or cq_context */
+	atomic_t		inside;		/* ... running right now */
+	atomic_t		nested;		/* ... two at once */
+	bool			hold;		/* the first done() waits for release */
+	bool			release;
+	bool			held;		/* it saw release (within 2 s) */
+	wait_queue_head_t	wq;
+};
+
+/* A work request's ib_cqe, and its completion as done() saw it. */
+struct kv_acqe {
+	struct ib_cqe		cqe;
+	struct kv_acq		*acq;		/* the CQ it must complete on */
+	int			calls;
+	int			seq;		/* its place among the CQ's done() calls */
+	enum ib_wc_status	status;
+	enum ib_wc_opcode	opcode;
+};
+
+/*
+ * Two RC QPs on CQs of ib_alloc_cq() (each QP's one CQ for sending and
+ * receiving): a on port 1, b on port 2.  Connected to each other, or (dead
+ * end) a sends to b kept in RESET, so a's sends wait for an answer that
+ * never comes (for hours: the longest timeout) and its receives for a
+ * SEND that never comes.
+ */
+struct kv_apair {
+	struct kv_acq	qa;
+	struct kv_acq	qb;
+	struct kv_ep	a;
+	struct kv_ep	b;
+};
+
+/* kverbs_cq.c: CQs of ib_alloc_cq() for the CQ and drain cases */
+int kv_acq_alloc(struct kv_run *r, struct kv_acq *q, enum ib_poll_context ctx, int cqe);
+void kv_acq_free(struct kv_acq *q);
+int kv_acq_check(struct kv_acq *q, const char *what);
+void kv_acqe_init(struct kv_acqe *e, struct kv_acq *q, int n);
+int kv_acq_wait(struct kv_acq *q, int n, unsigned int ms);
+int kv_apair_create(struct kv_run *r, struct kv_apair *p, enum ib_poll_context ca,
+		    enum ib_poll_context cb, bool dead_end, struct ib_srq *srq_a);
+int kv_apair_destroy(struct kv_run *r, struct kv_apair *p);
+int kv_asend(struct kv_run *r, struct ib_qp *qp, struct kv_acqe *e, struct ib_sge *sge);
+int kv_arecv(struct kv_run *r, struct ib_qp *qp, struct kv_acqe *e, struct ib_sge *sge);
+
+/*
  * The one-card self-test: its run and the two buffers of its cases, and
  * the QP pairs of the cases that would otherwise hold them on the stack
  * (a pair's CQs have wait queues: under lockdep and KASAN two pairs and a
@@ -276,6 +333,21 @@ int kv_case_frwr_local_inv(struct kv_self *s);
 int kv_case_frwr_send_inv(struct kv_self *s);
 int kv_case_frwr_map(struct kv_self *s);
 int kv_case_frwr_caps(struct kv_self *s);
+int kv_case_cq_poll_ctx(struct kv_self *s);
+int kv_case_cq_flood(struct kv_self *s);
+int kv_case_cq_direct(struct kv_self *s);
+int kv_case_cq_pool(struct kv_self *s);
+int kv_case_cq_free_busy(struct kv_self *s);
+int kv_case_drain_qp(struct kv_self *s);
+int kv_case_drain_srq(struct kv_self *s);
+int kv_case_drain_direct(struct kv_self *s);
+int kv_case_drain_idle(struct kv_self *s);
+
+/* kverbs_drain.c: QPs with outstanding work, drained after a catastrophic error */
+struct kv_drain_fix;
+struct kv_drain_fix *kv_drain_fix_create(struct ib_device *dev, struct ib_pd *pd);
+/* fatal: the device had a DEVICE_FATAL event; reports the catas-drain case */
+void kv_drain_fix_destroy(struct kv_drain_fix *fix, bool fatal);
 
 /* kverbs_unreg.c: a reference held across a device's unregistration */
 void kv_unreg_init(struct dentry *root);

@@ -90,6 +90,7 @@ struct kv_peer {
 	struct ib_ah		*ah;
 	struct kv_remote	remote;
 	char			summary[64];
+	struct kv_drain_fix	*fix;		/* drainfix: QPs drained at removal */
 };
 
 static void kv_peer_teardown(struct kv_peer *pp)
@@ -99,6 +100,8 @@ static void kv_peer_teardown(struct kv_peer *pp)
 
 	if (!pp->ready)
 		return;
+	kv_drain_fix_destroy(pp->fix, false);
+	pp->fix = NULL;
 	if (pp->ah) {
 		err = rdma_destroy_ah_user(pp->ah, 0, NULL);
 		if (err)
@@ -676,6 +679,28 @@ static ssize_t kv_dead_write(struct file *f, const char __user *ubuf, size_t n,
 	return n;
 }
 
+/*
+ * drainfix: QPs with outstanding work on CQs of ib_alloc_cq() (once, on
+ * the endpoint's PD), drained when the device goes (kverbs_drain.c);
+ * -ENOLINK without an endpoint, -EIO if the setup failed (its FAIL line).
+ */
+static ssize_t kv_drainfix_write(struct file *f, const char __user *ubuf, size_t n,
+				 loff_t *pos)
+{
+	struct kv_peer *pp = f->private_data;
+	ssize_t ret = n;
+
+	mutex_lock(&pp->lock);
+	if (!pp->ready)
+		ret = -ENOLINK;
+	else if (!pp->fix)
+		pp->fix = kv_drain_fix_create(pp->dev, pp->r.pd);
+	if (pp->ready && !pp->fix)
+		ret = -EIO;
+	mutex_unlock(&pp->lock);
+	return ret;
+}
+
 static ssize_t kv_run_read(struct file *f, char __user *ubuf, size_t n, loff_t *pos)
 {
 	struct kv_peer *pp = f->private_data;
@@ -763,6 +788,13 @@ static const struct file_operations kv_dead_fops = {
 	.llseek = default_llseek,
 };
 
+static const struct file_operations kv_drainfix_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = kv_drainfix_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations kv_reset_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -804,6 +836,7 @@ struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root)
 	debugfs_create_file("run", 0600, pp->dir, pp, &kv_run_fops);
 	debugfs_create_file("reset", 0200, pp->dir, pp, &kv_reset_fops);
 	debugfs_create_file("dead", 0200, pp->dir, pp, &kv_dead_fops);
+	debugfs_create_file("drainfix", 0200, pp->dir, pp, &kv_drainfix_fops);
 	debugfs_create_u32("rounds", 0600, pp->dir, &pp->rounds);
 	debugfs_create_bool("ud", 0600, pp->dir, &pp->with_ud);
 	return pp;
@@ -856,6 +889,9 @@ void kv_peer_remove(struct kv_peer *pp, bool fatal)
 	/* waits for file operations in progress */
 	debugfs_remove_recursive(pp->dir);
 	mutex_lock(&pp->lock);
+	/* the catas-drain case, on the dead card */
+	kv_drain_fix_destroy(pp->fix, fatal);
+	pp->fix = NULL;
 	if (fatal && pp->ready)
 		kv_peer_catas_teardown(pp);
 	kv_peer_teardown(pp);

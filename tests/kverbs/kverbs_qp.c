@@ -153,7 +153,7 @@ int kv_qp_rtr_rts(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type,
 	a.sq_psn = sq_psn;
 	mask = IB_QP_STATE | IB_QP_SQ_PSN;
 	if (type == IB_QPT_RC) {
-		a.timeout = KV_TIMEOUT;
+		a.timeout = r->qp_timeout ? r->qp_timeout : KV_TIMEOUT;
 		a.retry_cnt = 7;
 		a.rnr_retry = r->rnr_retry;
 		a.max_rd_atomic = KV_RD_ATOMIC;

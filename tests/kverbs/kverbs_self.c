@@ -339,6 +339,15 @@ static const struct kv_case kv_cases[] = {
 	{ "frwr-send-inv", kv_case_frwr_send_inv },
 	{ "frwr-map", kv_case_frwr_map },
 	{ "frwr-caps", kv_case_frwr_caps },
+	{ "cq-poll-ctx", kv_case_cq_poll_ctx },
+	{ "cq-flood", kv_case_cq_flood },
+	{ "cq-direct", kv_case_cq_direct },
+	{ "cq-pool", kv_case_cq_pool },
+	{ "cq-free-busy", kv_case_cq_free_busy },
+	{ "drain-qp", kv_case_drain_qp },
+	{ "drain-srq", kv_case_drain_srq },
+	{ "drain-direct", kv_case_drain_direct },
+	{ "drain-idle", kv_case_drain_idle },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */

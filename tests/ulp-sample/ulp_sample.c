@@ -22,10 +22,17 @@
 #define US_RECV_LEN	(40 + US_LEN)		/* GRH space + payload */
 #define US_POLL_MS	2000
 
+/* a work request's completion entry: done() keeps the completion */
+struct us_cqe {
+	struct ib_cqe		cqe;
+	struct ib_wc		wc;
+	bool			done;
+};
+
 struct us_dev {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
-	struct ib_cq		*cq;
+	struct ib_cq		*cq;		/* IB_POLL_DIRECT: polled here */
 	struct ib_qp		*qp;
 	u8			*buf;		/* send at 0, receive at US_LEN */
 	dma_addr_t		dma;
@@ -44,7 +51,7 @@ static void us_free(struct us_dev *d)
 	if (d->qp)
 		ib_destroy_qp(d->qp);
 	if (d->cq)
-		ib_destroy_cq(d->cq);
+		ib_free_cq(d->cq);
 	if (d->pd)
 		ib_dealloc_pd(d->pd);
 	kfree(d);
@@ -72,15 +79,23 @@ static int us_to_rts(struct ib_qp *qp, u32 port)
 	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
 }
 
-/* The next completion, within US_POLL_MS. */
-static int us_poll(struct us_dev *d, struct ib_wc *wc)
+static void us_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	int i, n;
+	struct us_cqe *c = container_of(wc->wr_cqe, struct us_cqe, cqe);
+
+	c->wc = *wc;
+	c->done = true;
+}
+
+/* Poll until c has completed, within US_POLL_MS. */
+static int us_poll(struct us_dev *d, struct us_cqe *c)
+{
+	int i;
 
 	for (i = 0; i < US_POLL_MS; i++) {
-		n = ib_poll_cq(d->cq, 1, wc);
-		if (n)
-			return n < 0 ? n : 0;
+		ib_process_cq_direct(d->cq, 4);
+		if (c->done)
+			return 0;
 		usleep_range(1000, 2000);
 	}
 	return -ETIMEDOUT;
@@ -93,14 +108,15 @@ static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 			     .lkey = d->pd->local_dma_lkey };
 	struct ib_sge rs = { .addr = d->dma + US_LEN, .length = US_RECV_LEN,
 			     .lkey = d->pd->local_dma_lkey };
-	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 };
+	struct us_cqe sc = { .cqe.done = us_done }, rc = { .cqe.done = us_done };
+	struct ib_recv_wr rwr = { .wr_cqe = &rc.cqe, .sg_list = &rs, .num_sge = 1 };
 	struct rdma_ah_attr aa = {};
 	const struct ib_recv_wr *rbad;
 	const struct ib_send_wr *sbad;
 	struct ib_ud_wr swr = {};
-	struct ib_wc wc[2];
+	struct ib_wc *wc[2] = { &sc.wc, &rc.wc };
 	struct ib_ah *ah;
-	int ret, i;
+	int ret;
 
 	aa.type = rdma_ah_find_type(d->device, port);
 	rdma_ah_set_dlid(&aa, lid);
@@ -111,7 +127,7 @@ static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 	ret = ib_post_recv(d->qp, &rwr, &rbad);
 	if (ret)
 		goto out;
-	swr.wr.wr_id = 1;
+	swr.wr.wr_cqe = &sc.cqe;
 	swr.wr.sg_list = &ss;
 	swr.wr.num_sge = 1;
 	swr.wr.opcode = IB_WR_SEND;
@@ -120,18 +136,16 @@ static int us_send_self(struct us_dev *d, u32 port, u32 lid)
 	swr.remote_qpn = d->qp->qp_num;
 	swr.remote_qkey = US_QKEY;
 	ret = ib_post_send(d->qp, &swr.wr, &sbad);
-	for (i = 0; !ret && i < 2; i++)
-		ret = us_poll(d, &wc[i]);
+	ret = ret ?: us_poll(d, &sc);
+	ret = ret ?: us_poll(d, &rc);
 	if (ret)
 		goto out;
-	if (wc[0].wr_id == 2)
-		swap(wc[0], wc[1]);
-	if (wc[0].wr_id != 1 || wc[0].status != IB_WC_SUCCESS || wc[0].opcode != IB_WC_SEND ||
-	    wc[1].wr_id != 2 || wc[1].status != IB_WC_SUCCESS || wc[1].opcode != IB_WC_RECV ||
-	    wc[1].byte_len != US_RECV_LEN || wc[1].src_qp != d->qp->qp_num) {
-		pr_err("ibstack_ulp_sample: completions: send %llu status %d opcode %d, recv %llu status %d opcode %d len %u src_qp 0x%x\n",
-		       wc[0].wr_id, wc[0].status, wc[0].opcode, wc[1].wr_id, wc[1].status,
-		       wc[1].opcode, wc[1].byte_len, wc[1].src_qp);
+	if (wc[0]->status != IB_WC_SUCCESS || wc[0]->opcode != IB_WC_SEND ||
+	    wc[1]->status != IB_WC_SUCCESS || wc[1]->opcode != IB_WC_RECV ||
+	    wc[1]->byte_len != US_RECV_LEN || wc[1]->src_qp != d->qp->qp_num) {
+		pr_err("ibstack_ulp_sample: completions: send status %d opcode %d, recv status %d opcode %d len %u src_qp 0x%x\n",
+		       wc[0]->status, wc[0]->opcode, wc[1]->status, wc[1]->opcode,
+		       wc[1]->byte_len, wc[1]->src_qp);
 		ret = -EIO;
 		goto out;
 	}
@@ -148,7 +162,6 @@ out:
 
 static int us_test(struct us_dev *d)
 {
-	struct ib_cq_init_attr ca = { .cqe = 4 };
 	struct ib_qp_init_attr qa = {};
 	struct ib_port_attr pa;
 	u32 port;
@@ -164,8 +177,7 @@ static int us_test(struct us_dev *d)
 	d->pd = ib_alloc_pd(d->device, 0);
 	if (IS_ERR(d->pd))
 		return PTR_ERR(xchg(&d->pd, NULL));
-	/* S3A switches this to ib_alloc_cq() (polled, no handler) */
-	d->cq = ib_create_cq(d->device, NULL, NULL, d, &ca);
+	d->cq = ib_alloc_cq(d->device, d, 4, 0, IB_POLL_DIRECT);
 	if (IS_ERR(d->cq))
 		return PTR_ERR(xchg(&d->cq, NULL));
 	qa.send_cq = d->cq;

@@ -25,12 +25,13 @@ t=${TESTNAME:-kverbs-catas}
 dev=mlx4_0
 d=/sys/kernel/debug/ibstack_kverbs/$dev
 limit=${KVERBS_TIMEOUT:-300}
-# added, endpoint, the error, DEVICE_FATAL, removed, the endpoint's QPs
-# taken to ERR and RESET on the dead device, the interrupted self-test's
-# end, added again, the first round after the reset, the unload and its
-# remove line, both ports ACTIVE at the end (12); opensm restarted if this
-# node ran one (1)
-plan 12
+# added, endpoint, the drain fixture, the error, DEVICE_FATAL, removed, the
+# fixture's QPs drained on the dead device, the endpoint's QPs taken to ERR
+# and RESET on the dead device, the interrupted self-test's end, added
+# again, the first round after the reset, the unload and its remove line,
+# both ports ACTIVE at the end (14); opensm restarted if this node ran one
+# (1)
+plan 14
 
 smports=()
 for p in 1 2; do
@@ -53,6 +54,10 @@ fi
 expect "$t: client added to $dev" klog_wait 10 "$k0" "^ibstack_kverbs: add $dev\$"
 ep=$(cat "$d/endpoint" 2>&1)
 expect "$t: endpoint set up ($ep)" [ "${ep#lid=}" != "$ep" ]
+# QPs on CQs of ib_alloc_cq() (softirq, workqueue, direct) with sends and
+# receives outstanding, for ib_drain_qp() on the dead card at the removal
+expect "$t: drain fixture set up (QPs with outstanding work)" \
+	sh -c "echo 1 > $d/drainfix"
 # the self-test is under way (not judged here: the error ends it)
 klog_wait 60 "$k0" "^ibstack_kverbs: PASS rc-send\$"
 old=$(ibdev_id)
@@ -61,6 +66,14 @@ expect "$t: DEVICE_FATAL event" klog_wait 30 "$k0" \
 	"^ibstack_kverbs: event $dev port 0 DEVICE_FATAL\$"
 expect "$t: client sees $dev removed" klog_wait 90 "$k0" \
 	"^ibstack_kverbs: remove $dev\$"
+# the module's verdict on ib_drain_qp() of the fixture's QPs on the dead
+# device (every outstanding work request's done() called, flushed, before
+# the drain returned; no completion interrupt comes from a dead card)
+dr_re="^ibstack_kverbs: (PASS|FAIL) catas-drain"
+klog_wait 120 "$k0" "$dr_re"
+dr=$(log_from "^ibstack_kverbs: remove $dev\$" | grep -E "$dr_re" | head -n 1)
+expect "$t: outstanding work drained on the dead device (${dr#ibstack_kverbs: })" \
+	[ "$dr" = "ibstack_kverbs: PASS catas-drain" ]
 # the module's verdict on modify_qp to ERR and RESET of the endpoint's QPs
 # on the dead device (upstream lets a ULP tear down so), once the removal
 # has stopped the running self-test
