@@ -4,9 +4,11 @@
  * cache (under its rwlock), so creation without RDMA_CREATE_AH_SLEEPABLE,
  * query and destruction are [any]; the driver allocates atomically then.
  *
- * GID attributes (grh.sgid_attr) do not exist yet (issue 13, step S3E):
- * every sgid_attr is NULL, a non-NULL one cannot have come from us and is
- * refused, and the reference helpers at the end only clear the pointer.
+ * GID attributes (gid_attr.c): an AH with a GRH holds its source GID's
+ * attribute (ah->sgid_attr), taken from the vector's sgid_attr or, when
+ * that is NULL, from the entry at sgid_index, as upstream; an address
+ * vector filled by ib_init_ah_attr_from_wc() (or from a path or a
+ * multicast member record) holds one until rdma_destroy_ah_attr().
  */
 #include <linux/module.h>
 #include "core_priv.h"
@@ -40,8 +42,11 @@ const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_at
 		return NULL;
 	if (attr->grh.sgid_index >= pc->gid_tbl_len)
 		return "SGID index outside the GID table";
-	if (attr->grh.sgid_attr)
-		return "sgid_attr not from this ib_core";
+	if (attr->grh.sgid_attr &&
+	    (attr->grh.sgid_attr->device != device ||
+	     attr->grh.sgid_attr->port_num != port ||
+	     attr->grh.sgid_attr->index != attr->grh.sgid_index))
+		return "sgid_attr is not the entry of port and sgid_index";
 	return NULL;
 }
 
@@ -63,8 +68,25 @@ static int ib_check_ah_attr(struct ib_device *device, const struct rdma_ah_attr 
 	return 0;
 }
 
+/*
+ * [any] The source GID attribute an AH of attr holds, with a reference:
+ * NULL without a GRH; an ERR_PTR if the SGID entry is empty.
+ */
+static const struct ib_gid_attr *ib_ah_sgid_attr(struct ib_device *device,
+						 const struct rdma_ah_attr *attr)
+{
+	if (!(attr->ah_flags & IB_AH_GRH))
+		return NULL;
+	if (attr->grh.sgid_attr) {
+		rdma_hold_gid_attr(attr->grh.sgid_attr);
+		return attr->grh.sgid_attr;
+	}
+	return rdma_get_gid_attr(device, attr->port_num, attr->grh.sgid_index);
+}
+
 struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags)
 {
+	const struct ib_gid_attr *sgid_attr;
 	struct ib_device *device;
 	struct ib_ah *ah;
 	int ret;
@@ -84,14 +106,19 @@ struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32
 	ret = ib_check_ah_attr(device, ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
+	sgid_attr = ib_ah_sgid_attr(device, ah_attr);
+	if (IS_ERR(sgid_attr))
+		return ERR_CAST(sgid_attr);
 
 	ah = device->ops.create_ah(pd, ah_attr, flags, NULL);
-	if (IS_ERR_OR_NULL(ah))
+	if (IS_ERR_OR_NULL(ah)) {
+		rdma_put_gid_attr(sgid_attr);
 		return ah ? ah : ERR_PTR(-ENOMEM);
+	}
 	ah->device = device;
 	ah->pd = pd;
 	ah->uobject = NULL;
-	ah->sgid_attr = NULL;
+	ah->sgid_attr = sgid_attr;
 	ah->type = ah_attr->type;
 	atomic_inc(&pd->usecnt);
 	return ah;
@@ -100,6 +127,8 @@ EXPORT_SYMBOL(rdma_create_ah);
 
 int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 {
+	int ret;
+
 	if (IS_ERR_OR_NULL(ah) || !ah_attr) {
 		IB_CORE_RATELIMITED("no AH or attributes\n");
 		return -EINVAL;
@@ -107,12 +136,17 @@ int rdma_query_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 	ah_attr->grh.sgid_attr = NULL;
 	if (!ah->device->ops.query_ah)
 		return -EOPNOTSUPP;
-	return ah->device->ops.query_ah(ah, ah_attr);
+	ret = ah->device->ops.query_ah(ah, ah_attr);
+	/* the AH's own attribute, without a reference (as upstream) */
+	if (!ret && (ah_attr->ah_flags & IB_AH_GRH))
+		ah_attr->grh.sgid_attr = ah->sgid_attr;
+	return ret;
 }
 EXPORT_SYMBOL(rdma_query_ah);
 
 int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 {
+	const struct ib_gid_attr *sgid_attr;
 	int ret;
 
 	if (IS_ERR_OR_NULL(ah) || !ah_attr) {
@@ -129,12 +163,23 @@ int rdma_modify_ah(struct ib_ah *ah, struct rdma_ah_attr *ah_attr)
 		return ret;
 	if (!ah->device->ops.modify_ah)
 		return -EOPNOTSUPP;
-	return ah->device->ops.modify_ah(ah, ah_attr);
+	sgid_attr = ib_ah_sgid_attr(ah->device, ah_attr);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+	ret = ah->device->ops.modify_ah(ah, ah_attr);
+	if (ret) {
+		rdma_put_gid_attr(sgid_attr);
+		return ret;
+	}
+	swap(ah->sgid_attr, sgid_attr);
+	rdma_put_gid_attr(sgid_attr);
+	return 0;
 }
 EXPORT_SYMBOL(rdma_modify_ah);
 
 int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 {
+	const struct ib_gid_attr *sgid_attr;
 	struct ib_pd *pd;
 	int ret;
 
@@ -144,9 +189,12 @@ int rdma_destroy_ah_user(struct ib_ah *ah, u32 flags, struct ib_udata *udata)
 	}
 	might_sleep_if(flags & RDMA_DESTROY_AH_SLEEPABLE);
 	pd = ah->pd;
+	sgid_attr = ah->sgid_attr;
 	ret = ah->device->ops.destroy_ah(ah, flags);
-	if (!ret)
+	if (!ret) {
+		rdma_put_gid_attr(sgid_attr);
 		atomic_dec(&pd->usecnt);
+	}
 	return ret;
 }
 EXPORT_SYMBOL(rdma_destroy_ah_user);
@@ -154,15 +202,15 @@ EXPORT_SYMBOL(rdma_destroy_ah_user);
 /*
  * The reply path to the sender of a received UD message: its LID, SL and
  * path bits, and with a GRH its GID as destination, answered from the
- * local GID the message was sent to (index 0 for the SA's well-known GID).
+ * local GID the message was sent to (index 0 for the SA's well-known GID),
+ * whose attribute ah_attr then holds (rdma_destroy_ah_attr() drops it).
  */
 int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 			    const struct ib_wc *wc, const struct ib_grh *grh,
 			    struct rdma_ah_attr *ah_attr)
 {
-	u16 gid_index = 0;
+	const struct ib_gid_attr *sgid_attr;
 	u32 flow;
-	int ret;
 
 	might_sleep();
 	if (!device || !wc || !ah_attr) {
@@ -190,20 +238,20 @@ int ib_init_ah_attr_from_wc(struct ib_device *device, u32 port_num,
 		IB_CORE_RATELIMITED("%s: GRH flagged but missing\n", device->name);
 		return -EINVAL;
 	}
-	if (grh->dgid.global.interface_id != cpu_to_be64(IB_SA_WELL_KNOWN_GUID)) {
-		/* an empty table entry (zero) is nobody's GID */
-		ret = grh->dgid.global.subnet_prefix || grh->dgid.global.interface_id ?
-		      ib_find_cached_gid_on_port(device, port_num, &grh->dgid, &gid_index) :
-		      -ENOENT;
-		if (ret) {
-			IB_CORE_RATELIMITED("%s: GID %pI6 not on port %u\n",
-					    device->name, grh->dgid.raw, port_num);
-			return -ENOENT;
-		}
+	/* an empty table entry (zero) is nobody's GID: never found */
+	if (grh->dgid.global.interface_id != cpu_to_be64(IB_SA_WELL_KNOWN_GUID))
+		sgid_attr = rdma_find_gid_by_port(device, &grh->dgid, IB_GID_TYPE_IB,
+						  port_num, NULL);
+	else
+		sgid_attr = rdma_get_gid_attr(device, port_num, 0);
+	if (IS_ERR(sgid_attr)) {
+		IB_CORE_RATELIMITED("%s: GID %pI6 not on port %u\n",
+				    device->name, grh->dgid.raw, port_num);
+		return PTR_ERR(sgid_attr);
 	}
 	flow = be32_to_cpu(grh->version_tclass_flow);
-	rdma_ah_set_grh(ah_attr, (union ib_gid *)&grh->sgid, flow & IB_GRH_FLOW_MASK,
-			gid_index, 0xff, (flow >> IB_GRH_TCLASS_SHIFT) & 0xff);
+	rdma_move_grh_sgid_attr(ah_attr, (union ib_gid *)&grh->sgid, flow & IB_GRH_FLOW_MASK,
+				0xff, (flow >> IB_GRH_TCLASS_SHIFT) & 0xff, sgid_attr);
 	return 0;
 }
 EXPORT_SYMBOL(ib_init_ah_attr_from_wc);
@@ -228,25 +276,29 @@ struct ib_ah *ib_create_ah_from_wc(struct ib_pd *pd, const struct ib_wc *wc,
 }
 EXPORT_SYMBOL(ib_create_ah_from_wc);
 
-/* --- the sgid_attr reference of an address vector (none until S3E) -------- */
+/* --- the sgid_attr reference of an address vector (grh.sgid_attr) -------- */
 
 void rdma_destroy_ah_attr(struct rdma_ah_attr *ah_attr)
 {
-	if (ah_attr)
+	if (ah_attr && ah_attr->grh.sgid_attr) {
+		rdma_put_gid_attr(ah_attr->grh.sgid_attr);
 		ah_attr->grh.sgid_attr = NULL;
+	}
 }
 EXPORT_SYMBOL(rdma_destroy_ah_attr);
 
 void rdma_copy_ah_attr(struct rdma_ah_attr *dest, const struct rdma_ah_attr *src)
 {
 	*dest = *src;
+	if (dest->grh.sgid_attr)
+		rdma_hold_gid_attr(dest->grh.sgid_attr);
 }
 EXPORT_SYMBOL(rdma_copy_ah_attr);
 
 void rdma_replace_ah_attr(struct rdma_ah_attr *old, const struct rdma_ah_attr *new)
 {
 	rdma_destroy_ah_attr(old);
-	*old = *new;
+	rdma_copy_ah_attr(old, new);
 }
 EXPORT_SYMBOL(rdma_replace_ah_attr);
 
@@ -258,16 +310,12 @@ void rdma_move_ah_attr(struct rdma_ah_attr *dest, struct rdma_ah_attr *src)
 }
 EXPORT_SYMBOL(rdma_move_ah_attr);
 
-/*
- * Upstream takes the SGID index from sgid_attr, which no caller can hold
- * yet; until S3E only a NULL sgid_attr (index 0) can be passed.
- */
+/* The GRH of attr with sgid_attr's index; attr takes over the reference. */
 void rdma_move_grh_sgid_attr(struct rdma_ah_attr *attr, union ib_gid *dgid,
 			     u32 flow_label, u8 hop_limit, u8 traffic_class,
 			     const struct ib_gid_attr *sgid_attr)
 {
-	if (sgid_attr)
-		IB_CORE_RATELIMITED("sgid_attr %p cannot exist yet: SGID index 0\n", sgid_attr);
-	rdma_ah_set_grh(attr, dgid, flow_label, 0, hop_limit, traffic_class);
+	rdma_ah_set_grh(attr, dgid, flow_label, sgid_attr->index, hop_limit, traffic_class);
+	attr->grh.sgid_attr = sgid_attr;
 }
 EXPORT_SYMBOL(rdma_move_grh_sgid_attr);

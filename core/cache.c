@@ -18,62 +18,109 @@ struct ib_port_cache *ib_port_cache(struct ib_device *device, u32 port)
 	return &device->cache[port - rdma_start_port(device)];
 }
 
-/* New tables for one port, queried outside the lock. */
+/* New tables for one port, queried outside the lock (NULL: not asked for). */
 struct ib_cache_snapshot {
 	struct ib_port_attr	attr;
 	union ib_gid		*gids;
+	struct ib_gid_entry	**entries;
 	u16			*pkeys;
 };
 
-static int ib_cache_query(struct ib_device *device, u32 port,
-			  const struct ib_port_cache *pc, struct ib_cache_snapshot *snap)
+static void ib_cache_snapshot_free(struct ib_port_cache *pc, struct ib_cache_snapshot *snap)
+{
+	int i;
+
+	/* new entries only: those still the table's are not in the snapshot */
+	for (i = 0; snap->entries && i < pc->gid_tbl_len; i++)
+		if (snap->entries[i] && (!pc->entries || snap->entries[i] != pc->entries[i]))
+			ib_gid_entry_put(snap->entries[i]);
+	kfree(snap->entries);
+	kfree(snap->gids);
+	kfree(snap->pkeys);
+}
+
+/*
+ * The GID table and an attribute per non-empty entry: the table's own
+ * where the GID is unchanged, a new one where it changed.  The caller
+ * holds update_mutex, so pc->entries cannot change meanwhile.
+ */
+static int ib_cache_query_gids(struct ib_device *device, u32 port,
+			       const struct ib_port_cache *pc, struct ib_cache_snapshot *snap)
+{
+	int i, ret;
+
+	snap->gids = kcalloc(pc->gid_tbl_len, sizeof(*snap->gids), GFP_KERNEL);
+	snap->entries = kcalloc(pc->gid_tbl_len, sizeof(*snap->entries), GFP_KERNEL);
+	if (!snap->gids || !snap->entries)
+		return -ENOMEM;
+	for (i = 0; i < pc->gid_tbl_len; i++) {
+		ret = device->ops.query_gid(device, port, i, &snap->gids[i]);
+		if (ret)
+			return ret;
+		if (rdma_is_zero_gid(&snap->gids[i]))
+			continue;
+		if (pc->entries && pc->entries[i] &&
+		    !memcmp(&pc->entries[i]->attr.gid, &snap->gids[i], sizeof(snap->gids[i]))) {
+			snap->entries[i] = pc->entries[i];
+			continue;
+		}
+		snap->entries[i] = ib_gid_entry_new(device, port, i, &snap->gids[i]);
+		if (!snap->entries[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int ib_cache_query(struct ib_device *device, u32 port, const struct ib_port_cache *pc,
+			  struct ib_cache_snapshot *snap, bool gids, bool pkeys)
 {
 	int i, ret;
 
 	ret = ib_query_port(device, port, &snap->attr);
 	if (ret)
 		return ret;
-
-	snap->gids = kcalloc(pc->gid_tbl_len, sizeof(*snap->gids), GFP_KERNEL);
-	snap->pkeys = kcalloc(pc->pkey_tbl_len, sizeof(*snap->pkeys), GFP_KERNEL);
-	if (!snap->gids || !snap->pkeys) {
-		ret = -ENOMEM;
-		goto err;
-	}
-
-	for (i = 0; i < pc->gid_tbl_len; i++) {
-		ret = device->ops.query_gid(device, port, i, &snap->gids[i]);
+	if (gids) {
+		ret = ib_cache_query_gids(device, port, pc, snap);
 		if (ret)
-			goto err;
+			return ret;
 	}
+	if (!pkeys)
+		return 0;
+	snap->pkeys = kcalloc(pc->pkey_tbl_len, sizeof(*snap->pkeys), GFP_KERNEL);
+	if (!snap->pkeys)
+		return -ENOMEM;
 	for (i = 0; i < pc->pkey_tbl_len; i++) {
 		ret = device->ops.query_pkey(device, port, i, &snap->pkeys[i]);
 		if (ret)
-			goto err;
+			return ret;
 	}
 	return 0;
-
-err:
-	kfree(snap->pkeys);
-	kfree(snap->gids);
-	return ret;
 }
 
-int ib_cache_update_port(struct ib_device *device, u32 port)
+/*
+ * Brings the port's cache up to date: its attributes always, the GID
+ * table (and the GID attributes) and the P_Key table when asked for, as
+ * upstream reads them only on the events that change them.  [sleep]
+ */
+int ib_cache_update_port(struct ib_device *device, u32 port, bool gids, bool pkeys)
 {
 	struct ib_port_cache *pc = ib_port_cache(device, port);
 	struct ib_cache_snapshot snap = {};
-	union ib_gid *old_gids;
 	unsigned long flags;
-	u16 *old_pkeys;
 	int ret;
 
 	if (!pc)
 		return -EINVAL;
 
-	ret = ib_cache_query(device, port, pc, &snap);
-	if (ret)
-		return ret;
+	mutex_lock(&pc->update_mutex);
+	/* the first update reads everything */
+	gids |= !pc->gids;
+	pkeys |= !pc->pkeys;
+	ret = ib_cache_query(device, port, pc, &snap, gids, pkeys);
+	if (ret) {
+		ib_cache_snapshot_free(pc, &snap);
+		goto out;
+	}
 
 	write_lock_irqsave(&pc->lock, flags);
 	pc->state = snap.attr.state;
@@ -83,28 +130,53 @@ int ib_cache_update_port(struct ib_device *device, u32 port)
 	pc->lmc = snap.attr.lmc;
 	pc->sm_sl = snap.attr.sm_sl;
 	pc->port_cap_flags = snap.attr.port_cap_flags;
-	old_gids = pc->gids;
-	old_pkeys = pc->pkeys;
-	pc->gids = snap.gids;
-	pc->pkeys = snap.pkeys;
+	if (gids) {
+		swap(pc->gids, snap.gids);
+		swap(pc->entries, snap.entries);
+	}
+	if (pkeys)
+		swap(pc->pkeys, snap.pkeys);
 	write_unlock_irqrestore(&pc->lock, flags);
 
-	kfree(old_gids);
-	kfree(old_pkeys);
-	return 0;
+	/* the snapshot holds the old tables now: drop the replaced entries */
+	if (snap.entries) {
+		int i;
+
+		for (i = 0; i < pc->gid_tbl_len; i++)
+			if (snap.entries[i] && snap.entries[i] != pc->entries[i])
+				ib_gid_entry_put(snap.entries[i]);
+	}
+	kfree(snap.entries);
+	kfree(snap.gids);
+	kfree(snap.pkeys);
+out:
+	mutex_unlock(&pc->update_mutex);
+	return ret;
 }
 
 static void ib_cache_free(struct ib_device *device)
 {
 	struct ib_port_cache *cache = device->cache;
 	u32 i;
+	int j;
 
 	if (!cache)
 		return;
 	device->cache = NULL;
 	for (i = 0; i < device->phys_port_cnt; i++) {
+		for (j = 0; cache[i].entries && j < cache[i].gid_tbl_len; j++) {
+			if (!cache[i].entries[j])
+				continue;
+			/* a ULP that still holds one would read a freed device */
+			WARN_ONCE(!ib_gid_entry_last(cache[i].entries[j]),
+				  "ib_core: %s: port %u GID %d: attribute still held at removal\n",
+				  device->name, i + rdma_start_port(device), j);
+			ib_gid_entry_put(cache[i].entries[j]);
+		}
+		kfree(cache[i].entries);
 		kfree(cache[i].gids);
 		kfree(cache[i].pkeys);
+		mutex_destroy(&cache[i].update_mutex);
 	}
 	kfree(cache);
 }
@@ -123,11 +195,14 @@ int ib_cache_setup(struct ib_device *device)
 	device->cache = kcalloc(device->phys_port_cnt, sizeof(*device->cache), GFP_KERNEL);
 	if (!device->cache)
 		return -ENOMEM;
+	for (port = 0; port < device->phys_port_cnt; port++) {
+		rwlock_init(&device->cache[port].lock);
+		mutex_init(&device->cache[port].update_mutex);
+	}
 
 	for (port = rdma_start_port(device); port <= rdma_end_port(device); port++) {
 		struct ib_port_cache *pc = ib_port_cache(device, port);
 
-		rwlock_init(&pc->lock);
 		ret = ib_query_port(device, port, &attr);
 		if (ret)
 			goto err;
@@ -144,7 +219,7 @@ int ib_cache_setup(struct ib_device *device)
 
 	ib_events_enable(device);
 	for (port = rdma_start_port(device); port <= rdma_end_port(device); port++) {
-		ret = ib_cache_update_port(device, port);
+		ret = ib_cache_update_port(device, port, true, true);
 		if (ret)
 			goto err_events;
 	}

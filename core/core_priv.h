@@ -11,6 +11,7 @@
 #include <rdma/ib_sysfs.h>
 #include <ibstack/ext.h>
 #include <linux/kobject.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -88,7 +89,27 @@ struct ib_port_cache {
 	u16			pkey_tbl_len;
 	union ib_gid		*gids;
 	u16			*pkeys;
+	/*
+	 * The GID attribute of each non-empty GID entry (NULL for an empty
+	 * one), holding one reference for the table; replaced when the
+	 * entry's GID changes, so holders keep the attribute they got.
+	 */
+	struct ib_gid_entry	**entries;
+	/* serialises cache updates of this port (registration, events) */
+	struct mutex		update_mutex;
 };
+
+/* A refcounted GID attribute (gid_attr.c); freed by the last put. */
+struct ib_gid_entry {
+	struct kref		ref;
+	struct ib_gid_attr	attr;
+};
+
+/* gid_attr.c */
+struct ib_gid_entry *ib_gid_entry_new(struct ib_device *device, u32 port, u16 index,
+				      const union ib_gid *gid);
+void ib_gid_entry_put(struct ib_gid_entry *entry);
+bool ib_gid_entry_last(struct ib_gid_entry *entry);
 
 /* device.c */
 bool ib_device_is_registered(struct ib_device *device);
@@ -117,7 +138,7 @@ const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_at
 /* cache.c */
 int ib_cache_setup(struct ib_device *device);
 void ib_cache_cleanup(struct ib_device *device);
-int ib_cache_update_port(struct ib_device *device, u32 port);
+int ib_cache_update_port(struct ib_device *device, u32 port, bool gids, bool pkeys);
 struct ib_port_cache *ib_port_cache(struct ib_device *device, u32 port);
 int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
 			       const union ib_gid *gid, u16 *index);

@@ -71,7 +71,11 @@ static void ib_event_work_fn(struct work_struct *work)
 		goto out;
 
 	if (ib_event_updates_cache(ew->event.event)) {
-		ret = ib_cache_update_port(device, ew->event.element.port_num);
+		/* the tables only on the events that change them, as upstream */
+		ret = ib_cache_update_port(device, ew->event.element.port_num,
+					   ew->event.event == IB_EVENT_GID_CHANGE ||
+					   ew->event.event == IB_EVENT_CLIENT_REREGISTER,
+					   ew->event.event == IB_EVENT_PKEY_CHANGE);
 		if (ret)
 			pr_warn_ratelimited("ib_core: %s: port %u cache update after %s failed: %d\n",
 					    device->name, ew->event.element.port_num,

@@ -507,10 +507,10 @@ int ib_sa_get_mcmember_rec(struct ib_device *device, u32 port_num,
 /*
  * [any] An address vector to send to the group (MLID, GRH to the MGID
  * with the group's flow label, hop limit, TClass, SL and rate) from the
- * port's GID equal to rec->port_gid.  ndev is for RoCE ports (ignored on
- * an IB port, as is a gid_type other than IB_GID_TYPE_IB there: an IB
- * port's GIDs are all of that type).  -EINVAL if the port is not an IB
- * port or has no such GID.
+ * port's GID equal to rec->port_gid, whose attribute ah_attr holds
+ * (release with rdma_destroy_ah_attr()).  ndev is for RoCE ports (ignored
+ * on an IB port, as upstream).  -EINVAL if the port is not an IB port,
+ * -ENOENT if it has no such GID of gid_type.
  */
 int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
 			     struct ib_sa_mcmember_rec *rec,
@@ -522,10 +522,10 @@ int ib_init_ah_from_mcmember(struct ib_device *device, u32 port_num,
  * [any] An address vector for an IB path: DLID, SL, rate, the SLID's path
  * bits under the port's LMC, and a GRH (to rec->dgid, with the path's flow
  * label, hop limit and TClass) iff rec->hop_limit > 0.  The GRH's source
- * GID is sgid_attr's, or, when sgid_attr is NULL, the port's GID equal to
- * rec->sgid (-EINVAL if the port has none).  A non-NULL sgid_attr cannot
- * exist before ib_core keeps GID attributes (issue 13, step S3E): -EINVAL.
- * Release with rdma_destroy_ah_attr().
+ * GID is sgid_attr's (-EINVAL if not an entry of this port), or, when
+ * sgid_attr is NULL, the port's GID equal to rec->sgid (-ENOENT if the
+ * port has none); ah_attr holds a reference to it.  Release with
+ * rdma_destroy_ah_attr().
  */
 int ib_init_ah_attr_from_path(struct ib_device *device, u32 port_num,
 			      struct sa_path_rec *rec,

@@ -748,18 +748,29 @@ enum ib_ah_flags {
 	IB_AH_GRH = BIT(0),
 };
 
-/*
- * The attributes of a GID table entry.  Declared only: until ib_core keeps
- * them (issue 13, step S3E), every sgid_attr below is NULL.
- */
-struct ib_gid_attr;
-
 /* A GID's type (the values of uverbs' IB_UVERBS_GID_TYPE_*) */
 enum ib_gid_type {
 	IB_GID_TYPE_IB = 0,
 	IB_GID_TYPE_ROCE = 1,
 	IB_GID_TYPE_ROCE_UDP_ENCAP = 2,
 	IB_GID_TYPE_SIZE
+};
+
+/* the all-zero GID (an empty GID table entry) */
+extern union ib_gid zgid;
+
+/*
+ * The attributes of a GID table entry, refcounted by ib_core
+ * (rdma_get_gid_attr() and friends in <rdma/ib_cache.h>): read-only for
+ * whoever holds one.  ndev is NULL on an InfiniBand port.
+ */
+struct ib_gid_attr {
+	struct net_device __rcu	*ndev;
+	struct ib_device	*device;
+	union ib_gid		gid;
+	enum ib_gid_type	gid_type;
+	u16			index;
+	u32			port_num;
 };
 
 struct ib_global_route {
@@ -819,7 +830,7 @@ struct ib_ah {
 	struct ib_device	*device;
 	struct ib_pd		*pd;
 	struct ib_uobject	*uobject;
-	const struct ib_gid_attr *sgid_attr;	/* NULL until S3E */
+	const struct ib_gid_attr *sgid_attr;	/* held while the AH exists */
 	enum rdma_ah_attr_type	type;
 };
 

@@ -253,8 +253,12 @@ static void ksa_check_rec(struct ksa_ctx *ctx, int i)
 	ksa_check(ctx, !ret && ah.type == RDMA_AH_ATTR_TYPE_IB &&
 		  rdma_ah_get_dlid(&ah) == mlid && (ah.ah_flags & IB_AH_GRH) &&
 		  !memcmp(&ah.grh.dgid, &r->mgid, sizeof(r->mgid)) &&
-		  ah.port_num == 1, name, "ret %d type %d dlid 0x%x flags 0x%x", ret,
-		  ah.type, rdma_ah_get_dlid(&ah), ah.ah_flags);
+		  ah.port_num == 1 && !IS_ERR_OR_NULL(ah.grh.sgid_attr) &&
+		  ah.grh.sgid_attr->port_num == 1 &&
+		  ah.grh.sgid_attr->index == ah.grh.sgid_index &&
+		  !memcmp(&ah.grh.sgid_attr->gid, &r->port_gid, sizeof(r->port_gid)), name,
+		  "ret %d type %d dlid 0x%x flags 0x%x sgid_attr %p", ret,
+		  ah.type, rdma_ah_get_dlid(&ah), ah.ah_flags, ret ? NULL : ah.grh.sgid_attr);
 	if (!ret)
 		rdma_destroy_ah_attr(&ah);
 }

@@ -219,6 +219,13 @@ static void ksa_path_ah(struct ksa_ctx *ctx, int src, struct sa_path_rec *rec)
 		  "ret %d flags 0x%x hop %u sgid_index %u flow 0x%x tclass 0x%x",
 		  ret, ah.ah_flags, ah.grh.hop_limit, ah.grh.sgid_index,
 		  ah.grh.flow_label, ah.grh.traffic_class);
+	/* the GRH holds the attribute of the path's source GID (GID 0) */
+	snprintf(name, sizeof(name), "path port%u: the GRH holds the SGID's attribute",
+		 s->port_num);
+	ksa_check(ctx, !ret && !IS_ERR_OR_NULL(ah.grh.sgid_attr) &&
+		  ah.grh.sgid_attr->port_num == s->port_num && ah.grh.sgid_attr->index == 0 &&
+		  !memcmp(&ah.grh.sgid_attr->gid, &rec->sgid, sizeof(rec->sgid)), name,
+		  "ret %d sgid_attr %p", ret, ret ? NULL : ah.grh.sgid_attr);
 	if (!ret)
 		rdma_destroy_ah_attr(&ah);
 }

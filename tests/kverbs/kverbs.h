@@ -155,6 +155,8 @@ int kv_wait_calls(struct kv_cq *kc, int old, unsigned int ms);
 void kv_ah_attr(struct kv_run *r, struct rdma_ah_attr *aa, u16 dlid, u32 port);
 struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
 			   const char *what);
+int kv_check_sgid_attr(struct kv_run *r, const struct ib_gid_attr *attr, u32 port,
+		       u16 index, const char *what);
 int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what);
 
@@ -274,6 +276,7 @@ int kv_case_device_by_name(struct kv_self *s);
 int kv_case_fw_str(struct kv_self *s);
 int kv_case_pkey_find(struct kv_self *s);
 int kv_case_gid_find(struct kv_self *s);
+int kv_case_gid_attr(struct kv_self *s);
 int kv_case_unsafe_rkey(struct kv_self *s);
 int kv_case_pd_mr(struct kv_self *s);
 int kv_case_cq(struct kv_self *s);

@@ -190,11 +190,13 @@ static int kv_from_wc_grh(struct kv_run *r, const struct ib_wc *wc, const void *
 		return kv_fail(r, "ib_init_ah_attr_from_wc (GRH): %d", err);
 	g = rdma_ah_read_grh(&ra);
 	if (ra.type != RDMA_AH_ATTR_TYPE_IB || rdma_ah_get_dlid(&ra) != r->lid[1] ||
-	    !(rdma_ah_get_ah_flags(&ra) & IB_AH_GRH) || g->sgid_attr ||
+	    !(rdma_ah_get_ah_flags(&ra) & IB_AH_GRH) ||
 	    memcmp(g->dgid.raw, g1->raw, sizeof(g1->raw)) || g->sgid_index != 0)
 		err = kv_fail(r, "from_wc GRH: type %d dlid %u flags 0x%x DGID %pI6 SGID %u",
 			      ra.type, rdma_ah_get_dlid(&ra), rdma_ah_get_ah_flags(&ra),
 			      g->dgid.raw, g->sgid_index);
+	else if (kv_check_sgid_attr(r, g->sgid_attr, 2, 0, "from_wc GRH"))
+		err = -EIO;
 	else if (g->hop_limit != 0xff || g->flow_label != 0x12345 || g->traffic_class != 0x20)
 		err = kv_fail(r, "from_wc GRH: hop limit %u flow 0x%x tclass 0x%x",
 			      g->hop_limit, g->flow_label, g->traffic_class);

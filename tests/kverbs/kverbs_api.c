@@ -358,3 +358,106 @@ out_pd:
 		ret = kv_fail(r, "ib_dealloc_pd_user of the unsafe PD: %d", err);
 	return ret;
 }
+
+static bool kv_gid_filter_index1(const union ib_gid *gid, const struct ib_gid_attr *attr,
+				 void *context)
+{
+	int *calls = context;
+
+	(*calls)++;
+	return attr->index >= 1;
+}
+
+/*
+ * GID attributes: rdma_get_gid_attr() of port 2's GID 0 describes it (IB,
+ * no netdev: rdma_read_gid_attr_ndev_rcu() -ENODEV, l2 fields -ENODEV);
+ * a bad index or port -EINVAL; rdma_find_gid() and _by_port() find the same
+ * entry, not on port 1 and not as a RoCE GID (-ENOENT); a filter sees the
+ * matching entries and picks one; hold/put balance; an AH with a GRH holds
+ * its source GID's attribute (rdma_query_ah() shows it) and an address
+ * vector's copy holds its own, dropped by rdma_destroy_ah_attr().
+ */
+int kv_case_gid_attr(struct kv_self *s)
+{
+	const struct ib_gid_attr *a, *b;
+	struct kv_run *r = &s->r;
+	struct rdma_ah_attr aa, copy;
+	struct ib_ah *ah;
+	union ib_gid gid;
+	int calls = 0, ret = 0;
+	u16 vlan;
+	u8 mac[6];
+
+	if (rdma_query_gid(r->dev, 2, 0, &gid))
+		return kv_fail(r, "rdma_query_gid(2, 0) failed");
+	a = rdma_get_gid_attr(r->dev, 2, 0);
+	ret = kv_check_sgid_attr(r, a, 2, 0, "rdma_get_gid_attr(2, 0)");
+	if (ret)
+		return ret;
+	if (rdma_read_gid_l2_fields(a, &vlan, mac) != -ENODEV) {
+		ret = kv_fail(r, "rdma_read_gid_l2_fields on IB: not -ENODEV");
+		goto out_a;
+	}
+	if (rdma_read_gid_hw_context(a)) {
+		ret = kv_fail(r, "rdma_read_gid_hw_context: a context on IB");
+		goto out_a;
+	}
+	if (PTR_ERR_OR_ZERO(rdma_get_gid_attr(r->dev, 2, -1)) != -EINVAL ||
+	    PTR_ERR_OR_ZERO(rdma_get_gid_attr(r->dev, 2, 1 << 14)) != -EINVAL ||
+	    PTR_ERR_OR_ZERO(rdma_get_gid_attr(r->dev, 3, 0)) != -EINVAL) {
+		ret = kv_fail(r, "rdma_get_gid_attr of a bad index or port: not -EINVAL");
+		goto out_a;
+	}
+	b = rdma_find_gid(r->dev, &gid, IB_GID_TYPE_IB, NULL);
+	if (b != a) {
+		ret = kv_fail(r, "rdma_find_gid: %p, rdma_get_gid_attr's %p", b, a);
+		if (!IS_ERR(b))
+			rdma_put_gid_attr(b);
+		goto out_a;
+	}
+	rdma_put_gid_attr(b);
+	b = rdma_find_gid_by_port(r->dev, &gid, IB_GID_TYPE_IB, 2, NULL);
+	if (b != a) {
+		ret = kv_fail(r, "rdma_find_gid_by_port(2): %p, want %p", b, a);
+		if (!IS_ERR(b))
+			rdma_put_gid_attr(b);
+		goto out_a;
+	}
+	rdma_put_gid_attr(b);
+	if (PTR_ERR_OR_ZERO(rdma_find_gid_by_port(r->dev, &gid, IB_GID_TYPE_IB, 1, NULL)) !=
+	    -ENOENT ||
+	    PTR_ERR_OR_ZERO(rdma_find_gid(r->dev, &gid, IB_GID_TYPE_ROCE, NULL)) != -ENOENT) {
+		ret = kv_fail(r, "port 2's GID found on port 1 or as a RoCE GID");
+		goto out_a;
+	}
+	/* port 2's GID is at index 0 only: a filter for index >= 1 finds none */
+	b = rdma_find_gid_by_filter(r->dev, &gid, 2, kv_gid_filter_index1, &calls);
+	if (PTR_ERR_OR_ZERO(b) != -ENOENT || calls < 1) {
+		ret = kv_fail(r, "rdma_find_gid_by_filter: %ld after %d calls, want -ENOENT",
+			      PTR_ERR(b), calls);
+		if (!IS_ERR(b))
+			rdma_put_gid_attr(b);
+		goto out_a;
+	}
+	/* an AH with a GRH holds the attribute; the vector's copy another */
+	kv_ah_attr(r, &aa, r->lid[1], 2);
+	rdma_ah_set_grh(&aa, &gid, 0, 0, 1, 0);
+	ah = kv_ah_create(r, &aa, RDMA_CREATE_AH_SLEEPABLE, "GRH");
+	if (!ah) {
+		ret = -EIO;
+		goto out_a;
+	}
+	if (ah->sgid_attr != a)
+		ret = kv_fail(r, "the AH holds %p, port 2's GID 0 is %p", ah->sgid_attr, a);
+	aa.grh.sgid_attr = a;
+	rdma_copy_ah_attr(&copy, &aa);
+	rdma_destroy_ah_attr(&copy);
+	if (copy.grh.sgid_attr)
+		ret = kv_fail(r, "rdma_destroy_ah_attr left sgid_attr set");
+	ret = ret ?: kv_check_ah(r, ah, &aa, "GRH AH");
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	/* a reference left over shows at removal: ib_core warns (a FAIL) */
+out_a:
+	rdma_put_gid_attr(a);
+	return ret;
+}

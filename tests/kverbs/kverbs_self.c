@@ -333,6 +333,7 @@ static const struct kv_case kv_cases[] = {
 	{ "fw-str", kv_case_fw_str },
 	{ "pkey-find", kv_case_pkey_find },
 	{ "gid-find", kv_case_gid_find },
+	{ "gid-attr", kv_case_gid_attr },
 	{ "unsafe-rkey", kv_case_unsafe_rkey },
 	{ "frwr-rdma", kv_case_frwr_rdma },
 	{ "frwr-local-inv", kv_case_frwr_local_inv },

@@ -470,6 +470,38 @@ struct ib_ah *kv_ah_create(struct kv_run *r, struct rdma_ah_attr *aa, u32 flags,
 	return NULL;
 }
 
+/*
+ * attr is the GID attribute of the port's entry at index: an InfiniBand
+ * GID without a netdev, the same GID as the cache's (rdma_query_gid()).
+ */
+int kv_check_sgid_attr(struct kv_run *r, const struct ib_gid_attr *attr, u32 port,
+		       u16 index, const char *what)
+{
+	struct net_device *ndev;
+	union ib_gid gid;
+	int err;
+
+	if (IS_ERR_OR_NULL(attr))
+		return kv_fail(r, "%s: sgid_attr %p, want port %u's GID %u", what, attr, port,
+			       index);
+	if (attr->device != r->dev || attr->port_num != port || attr->index != index ||
+	    attr->gid_type != IB_GID_TYPE_IB)
+		return kv_fail(r, "%s: sgid_attr %s/%u/%u type %d, want port %u GID %u IB",
+			       what, attr->device ? dev_name(&attr->device->dev) : "(none)",
+			       attr->port_num, attr->index, attr->gid_type, port, index);
+	err = rdma_query_gid(r->dev, port, index, &gid);
+	if (err || memcmp(&gid, &attr->gid, sizeof(gid)))
+		return kv_fail(r, "%s: sgid_attr's GID %pI6, the cache's %pI6 (%d)", what,
+			       attr->gid.raw, gid.raw, err);
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	rcu_read_unlock();
+	if (PTR_ERR_OR_ZERO(ndev) != -ENODEV)
+		return kv_fail(r, "%s: rdma_read_gid_attr_ndev_rcu: %ld, want -ENODEV on IB",
+			       what, PTR_ERR(ndev));
+	return 0;
+}
+
 /* rdma_query_ah() gives back every attribute the AH was created with. */
 int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *want,
 		const char *what)
@@ -502,11 +534,19 @@ int kv_check_ah(struct kv_run *r, struct ib_ah *ah, const struct rdma_ah_attr *w
 		return kv_fail(r, "%s: rdma_query_ah: flags 0x%x, created with 0x%x", what,
 			       rdma_ah_get_ah_flags(&qa), rdma_ah_get_ah_flags(want));
 	g = rdma_ah_read_grh(&qa);
-	if (g->sgid_attr)
-		return kv_fail(r, "%s: rdma_query_ah: sgid_attr %p, want NULL", what,
-			       g->sgid_attr);
-	if (!(rdma_ah_get_ah_flags(want) & IB_AH_GRH))
+	if (!(rdma_ah_get_ah_flags(want) & IB_AH_GRH)) {
+		if (g->sgid_attr || ah->sgid_attr)
+			return kv_fail(r, "%s: no GRH, but sgid_attr %p (AH's %p)", what,
+				       g->sgid_attr, ah->sgid_attr);
 		return 0;
+	}
+	err = kv_check_sgid_attr(r, g->sgid_attr, rdma_ah_get_port_num(want),
+				 wg->sgid_index, what);
+	if (err)
+		return err;
+	if (g->sgid_attr != ah->sgid_attr)
+		return kv_fail(r, "%s: rdma_query_ah: sgid_attr %p, the AH holds %p", what,
+			       g->sgid_attr, ah->sgid_attr);
 	if (memcmp(g->dgid.raw, wg->dgid.raw, sizeof(wg->dgid.raw)))
 		return kv_fail(r, "%s: rdma_query_ah: DGID %pI6, created with %pI6", what,
 			       g->dgid.raw, wg->dgid.raw);
