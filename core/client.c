@@ -233,6 +233,35 @@ void ib_set_client_data(struct ib_device *device, struct ib_client *client, void
 }
 EXPORT_SYMBOL(ib_set_client_data);
 
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port, u16 pkey,
+					    const union ib_gid *gid,
+					    const struct sockaddr *addr)
+{
+	struct net_device *ndev = NULL;
+	struct ib_client *client;
+
+	might_sleep();
+	if (!dev || !rdma_is_port_valid(dev, port) || !rdma_protocol_ib(dev, port))
+		return NULL;
+	/* the order of core_priv.h; a client live on dev cannot leave meanwhile */
+	down_read(&ib_clients_rwsem);
+	down_read(&dev->client_data_rwsem);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (!client->get_net_dev_by_params ||
+		    !xa_get_mark(&dev->client_data, client->client_id, IB_CLIENT_LIVE))
+			continue;
+		ndev = client->get_net_dev_by_params(dev, port, pkey, gid, addr,
+						     xa_load(&dev->client_data,
+							     client->client_id));
+		if (ndev)
+			break;
+	}
+	up_read(&dev->client_data_rwsem);
+	up_read(&ib_clients_rwsem);
+	return ndev;
+}
+EXPORT_SYMBOL(ib_get_net_dev_by_params);
+
 void ib_clients_cleanup(void)
 {
 	ida_destroy(&ib_client_ida);

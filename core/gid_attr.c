@@ -173,7 +173,10 @@ const struct ib_gid_attr *rdma_find_gid(struct ib_device *device, const union ib
 }
 EXPORT_SYMBOL(rdma_find_gid);
 
-/* filter runs under the cache's rwlock with interrupts off: it must not sleep */
+/*
+ * filter runs under the cache's rwlock with interrupts off: it must not
+ * sleep.  Not exported, as in 6.1 (ib_core's own use).
+ */
 const struct ib_gid_attr *
 rdma_find_gid_by_filter(struct ib_device *device, const union ib_gid *gid, u32 port,
 			bool (*filter)(const union ib_gid *gid, const struct ib_gid_attr *,
@@ -189,7 +192,6 @@ rdma_find_gid_by_filter(struct ib_device *device, const union ib_gid *gid, u32 p
 	attr = ib_gid_attr_search(pc, gid, filter, context);
 	return attr ? attr : ERR_PTR(-ENOENT);
 }
-EXPORT_SYMBOL(rdma_find_gid_by_filter);
 
 /* attr is still its port's entry at its index (not replaced since) */
 static bool ib_gid_attr_current(const struct ib_gid_attr *attr)

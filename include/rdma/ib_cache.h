@@ -39,7 +39,8 @@ int ib_get_cached_port_state(struct ib_device *device, u32 port_num,
  * rdma_get_gid_attr() -EINVAL for a bad port or index, -ENODATA for an
  * empty entry; the find calls -ENOENT when no entry matches (ndev NULL:
  * any; an InfiniBand entry has none), by_filter -EINVAL for a bad port,
- * its filter called with the cache's lock held, interrupts off.
+ * its filter called with the cache's lock held, interrupts off (not
+ * exported, as in 6.1: ib_core's own).
  */
 bool rdma_is_zero_gid(const union ib_gid *gid);
 const struct ib_gid_attr *rdma_get_gid_attr(struct ib_device *device, u32 port_num,

@@ -1895,6 +1895,16 @@ int ib_register_client(struct ib_client *client);
 /* [sleep] calls remove() for every device the client was added to */
 void ib_unregister_client(struct ib_client *client);
 
+/*
+ * [sleep] The netdev (held: dev_put() it) that a client on dev (IPoIB)
+ * serves for port, P_Key, GID and address, asking each client with a
+ * get_net_dev_by_params() in registration order; NULL if none does or
+ * port is not an InfiniBand port of dev.
+ */
+struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port, u16 pkey,
+					    const union ib_gid *gid,
+					    const struct sockaddr *addr);
+
 /* [any] the client's data on the device, NULL if none */
 static inline void *ib_get_client_data(struct ib_device *device, struct ib_client *client)
 {

@@ -277,6 +277,20 @@ int kv_case_fw_str(struct kv_self *s);
 int kv_case_pkey_find(struct kv_self *s);
 int kv_case_gid_find(struct kv_self *s);
 int kv_case_gid_attr(struct kv_self *s);
+int kv_case_ndev_params(struct kv_self *s);
+
+/* what kverbs' client last saw of ib_get_net_dev_by_params() (kverbs_main.c) */
+#define KV_NDEV_PKEY	0x8123
+struct kv_ndev_call {
+	int		calls;
+	u32		port;
+	u16		pkey;
+	union ib_gid	gid;
+	sa_family_t	family;
+	bool		data_ok;	/* its client data on the device */
+};
+
+extern struct kv_ndev_call kv_ndev_seen;
 int kv_case_unsafe_rkey(struct kv_self *s);
 int kv_case_pd_mr(struct kv_self *s);
 int kv_case_cq(struct kv_self *s);

@@ -6,7 +6,10 @@
  * searches, and the unsafe global rkey of IB_PD_UNSAFE_GLOBAL_RKEY.
  */
 #include <linux/delay.h>
+#include <linux/in6.h>
+#include <linux/netdevice.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_smi.h>
 #include "kverbs.h"
 
@@ -359,21 +362,11 @@ out_pd:
 	return ret;
 }
 
-static bool kv_gid_filter_index1(const union ib_gid *gid, const struct ib_gid_attr *attr,
-				 void *context)
-{
-	int *calls = context;
-
-	(*calls)++;
-	return attr->index >= 1;
-}
-
 /*
  * GID attributes: rdma_get_gid_attr() of port 2's GID 0 describes it (IB,
  * no netdev: rdma_read_gid_attr_ndev_rcu() -ENODEV, l2 fields -ENODEV);
  * a bad index or port -EINVAL; rdma_find_gid() and _by_port() find the same
- * entry, not on port 1 and not as a RoCE GID (-ENOENT); a filter sees the
- * matching entries and picks one; hold/put balance; an AH with a GRH holds
+ * entry, not on port 1 and not as a RoCE GID (-ENOENT); an AH with a GRH holds
  * its source GID's attribute (rdma_query_ah() shows it) and an address
  * vector's copy holds its own, dropped by rdma_destroy_ah_attr().
  */
@@ -384,7 +377,7 @@ int kv_case_gid_attr(struct kv_self *s)
 	struct rdma_ah_attr aa, copy;
 	struct ib_ah *ah;
 	union ib_gid gid;
-	int calls = 0, ret = 0;
+	int ret = 0;
 	u16 vlan;
 	u8 mac[6];
 
@@ -430,15 +423,6 @@ int kv_case_gid_attr(struct kv_self *s)
 		ret = kv_fail(r, "port 2's GID found on port 1 or as a RoCE GID");
 		goto out_a;
 	}
-	/* port 2's GID is at index 0 only: a filter for index >= 1 finds none */
-	b = rdma_find_gid_by_filter(r->dev, &gid, 2, kv_gid_filter_index1, &calls);
-	if (PTR_ERR_OR_ZERO(b) != -ENOENT || calls < 1) {
-		ret = kv_fail(r, "rdma_find_gid_by_filter: %ld after %d calls, want -ENOENT",
-			      PTR_ERR(b), calls);
-		if (!IS_ERR(b))
-			rdma_put_gid_attr(b);
-		goto out_a;
-	}
 	/* an AH with a GRH holds the attribute; the vector's copy another */
 	kv_ah_attr(r, &aa, r->lid[1], 2);
 	rdma_ah_set_grh(&aa, &gid, 0, 0, 1, 0);
@@ -460,4 +444,51 @@ int kv_case_gid_attr(struct kv_self *s)
 out_a:
 	rdma_put_gid_attr(a);
 	return ret;
+}
+
+/*
+ * ib_get_net_dev_by_params() asks the clients that answer (kverbs' own:
+ * loopback for P_Key KV_NDEV_PKEY) with the caller's port, P_Key, GID and
+ * address and the client's data on the device, and hands back the netdev
+ * held; another P_Key is NULL; a port that is not the device's never
+ * reaches a client.
+ */
+int kv_case_ndev_params(struct kv_self *s)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct kv_run *r = &s->r;
+	struct kv_ndev_call *c = &kv_ndev_seen;
+	struct net_device *ndev;
+	union ib_gid gid;
+	int ret = 0;
+
+	if (rdma_query_gid(r->dev, 2, 0, &gid))
+		return kv_fail(r, "rdma_query_gid(2, 0) failed");
+	memset(c, 0, sizeof(*c));
+	ndev = ib_get_net_dev_by_params(r->dev, 2, KV_NDEV_PKEY, &gid,
+					(struct sockaddr *)&sin6);
+	if (ndev != init_net.loopback_dev)
+		ret = kv_fail(r, "P_Key 0x%x: netdev %s, want lo", KV_NDEV_PKEY,
+			      ndev ? ndev->name : "(none)");
+	else if (c->calls != 1 || c->port != 2 || c->pkey != KV_NDEV_PKEY ||
+		 memcmp(&c->gid, &gid, sizeof(gid)) || c->family != AF_INET6 || !c->data_ok)
+		ret = kv_fail(r, "client saw %d call(s): port %u P_Key 0x%x GID %pI6 af %u data %s",
+			      c->calls, c->port, c->pkey, c->gid.raw, c->family,
+			      c->data_ok ? "its own" : "wrong");
+	if (ndev)
+		dev_put(ndev);
+	if (ret)
+		return ret;
+	ndev = ib_get_net_dev_by_params(r->dev, 1, 0xffff, &gid, NULL);
+	if (ndev || c->calls != 2 || c->port != 1 || c->pkey != 0xffff) {
+		if (ndev)
+			dev_put(ndev);
+		return kv_fail(r, "P_Key 0xffff on port 1: netdev %s, %d calls, port %u P_Key 0x%x",
+			       ndev ? ndev->name : "(none)", c->calls, c->port, c->pkey);
+	}
+	if (ib_get_net_dev_by_params(r->dev, 0, KV_NDEV_PKEY, &gid, NULL) ||
+	    ib_get_net_dev_by_params(r->dev, 3, KV_NDEV_PKEY, &gid, NULL) || c->calls != 2)
+		return kv_fail(r, "a port not of the device: a netdev or a client call (%d calls)",
+			       c->calls);
+	return 0;
 }

@@ -18,6 +18,9 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/socket.h>
+#include <net/net_namespace.h>
 #include <linux/slab.h>
 
 #include "kverbs.h"
@@ -164,10 +167,35 @@ static void kv_remove(struct ib_device *dev, void *data)
 	kfree(kd);
 }
 
+struct kv_ndev_call kv_ndev_seen;
+
+/*
+ * ib_get_net_dev_by_params()'s question to this client (case ndev-params):
+ * loopback, held, for P_Key KV_NDEV_PKEY only; each call is recorded.
+ */
+static struct net_device *kv_get_net_dev(struct ib_device *dev, u32 port, u16 pkey,
+					 const union ib_gid *gid, const struct sockaddr *addr,
+					 void *client_data)
+{
+	struct kv_ndev_call *c = &kv_ndev_seen;
+
+	c->calls++;
+	c->port = port;
+	c->pkey = pkey;
+	c->gid = gid ? *gid : zgid;
+	c->family = addr ? addr->sa_family : AF_UNSPEC;
+	c->data_ok = client_data == ib_get_client_data(dev, &kv_client);
+	if (pkey != KV_NDEV_PKEY)
+		return NULL;
+	dev_hold(init_net.loopback_dev);
+	return init_net.loopback_dev;
+}
+
 static struct ib_client kv_client = {
 	.name = "ibstack_kverbs",
 	.add = kv_add,
 	.remove = kv_remove,
+	.get_net_dev_by_params = kv_get_net_dev,
 };
 
 static int __init kv_init(void)

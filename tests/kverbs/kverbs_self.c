@@ -334,6 +334,7 @@ static const struct kv_case kv_cases[] = {
 	{ "pkey-find", kv_case_pkey_find },
 	{ "gid-find", kv_case_gid_find },
 	{ "gid-attr", kv_case_gid_attr },
+	{ "ndev-params", kv_case_ndev_params },
 	{ "unsafe-rkey", kv_case_unsafe_rkey },
 	{ "frwr-rdma", kv_case_frwr_rdma },
 	{ "frwr-local-inv", kv_case_frwr_local_inv },
