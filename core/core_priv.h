@@ -129,7 +129,8 @@ void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type);
  * more: upstream's IB_ACCESS_SUPPORTED)
  */
 #define IB_CORE_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_MW_BIND)
 
 /* ah.c: NULL if attr is a valid address vector for port (its own if set) */
 const char *ib_ah_attr_problem(struct ib_device *device, const struct rdma_ah_attr *attr,

@@ -155,9 +155,12 @@ void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops
 {
 	size_t i;
 
-	/* every member but driver_id (padded to a pointer) is in the list */
+	/*
+	 * every member but driver_id (padded to a pointer) and the object
+	 * sizes is in the list
+	 */
 	BUILD_BUG_ON(sizeof_field(struct ib_device, ops) !=
-		     (ARRAY_SIZE(ib_settable_ops) + 1) * sizeof(void *));
+		     (ARRAY_SIZE(ib_settable_ops) + 1) * sizeof(void *) + sizeof(size_t));
 	if (ops->driver_id != RDMA_DRIVER_UNKNOWN) {
 		WARN_ON(device->ops.driver_id != RDMA_DRIVER_UNKNOWN &&
 			device->ops.driver_id != ops->driver_id);
@@ -171,6 +174,8 @@ void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops
 		if (*src)
 			*dst = *src;
 	}
+	if (ops->size_ib_mw)
+		device->ops.size_ib_mw = ops->size_ib_mw;
 }
 EXPORT_SYMBOL(ib_set_device_ops);
 

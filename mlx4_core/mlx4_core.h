@@ -443,6 +443,48 @@ void mlx4_cleanup_uar_table(struct mlx4_priv *priv);
 int mlx4_init_mr_table(struct mlx4_priv *priv);
 void mlx4_cleanup_mr_table(struct mlx4_priv *priv);
 
+/*
+ * An MPT entry (64 bytes), as SW2HW_MPT takes it (mr.c: regions, mw.c:
+ * windows).  The top nibble of the flags is the entry's status.
+ */
+#define MPT_FLAGS		0x00
+#define MPT_QPN			0x04
+#define MPT_KEY			0x08
+#define MPT_PD_FLAGS		0x0c
+#define MPT_START		0x10
+#define MPT_LENGTH		0x18
+#define MPT_MTT_ADDR		0x2c
+#define MPT_MTT_SZ		0x34
+#define MPT_ENTITY_SIZE		0x38
+#define MPT_SIZE		0x40
+
+#define MPT_FLAG_SW_OWNS	(0xfU << 28)
+#define MPT_FLAG_FREE		(0x3U << 28)	/* hardware owns it, unregistered */
+#define MPT_FLAG_MIO		BIT(17)
+#define MPT_FLAG_PHYSICAL	BIT(9)
+#define MPT_FLAG_REGION		BIT(8)		/* clear: a memory window */
+#define MPT_PD_FLAG_EN_INV	(3U << 24)
+#define MPT_PD_FLAG_FAST_REG	BIT(27)
+#define MPT_PD_FLAG_RAE		BIT(28)		/* remote access enable */
+#define MPT_QP_FLAG_BOUND_QP	BIT(7)		/* a type 2 window */
+
+/* [any] keys: the MPT index above the 8 bits the consumer may vary */
+static inline u32 mlx4_index_to_key(u32 index)
+{
+	return index << 8;
+}
+
+static inline u32 mlx4_key_to_index(struct mlx4_dev *dev, u32 key)
+{
+	return (key >> 8) & (dev->caps.num_mpts - 1);
+}
+
+/* The hardware form of a key: the index in the low bits, the variant on top */
+static inline u32 mlx4_key_to_hw(u32 key)
+{
+	return (key << 24) | (key >> 8);
+}
+
 /* eq.c */
 int mlx4_init_eq_table(struct mlx4_priv *priv);
 void mlx4_cleanup_eq_table(struct mlx4_priv *priv);

@@ -9,30 +9,11 @@
 
 #include "mlx4_core.h"
 
-/* MPT entry (64 bytes) */
-#define MPT_FLAGS		0x00
-#define MPT_KEY			0x08
-#define MPT_PD_FLAGS		0x0c
-#define MPT_START		0x10
-#define MPT_LENGTH		0x18
-#define MPT_MTT_ADDR		0x2c
-#define MPT_MTT_SZ		0x34
-#define MPT_ENTITY_SIZE		0x38
-#define MPT_SIZE		0x40
-
-#define MPT_FLAG_SW_OWNS	(0xfU << 28)
-#define MPT_FLAG_FREE		(0x3U << 28)	/* hardware owns it, unregistered */
-#define MPT_FLAG_MIO		BIT(17)
-#define MPT_FLAG_PHYSICAL	BIT(9)
-#define MPT_FLAG_REGION		BIT(8)
-#define MPT_PD_FLAG_EN_INV	(3U << 24)
-#define MPT_PD_FLAG_FAST_REG	BIT(27)
-#define MPT_PD_FLAG_RAE		BIT(28)		/* remote access enable */
 #define MLX4_MTTS_PER_PAGE	(MLX4_ICM_PAGE_SIZE / sizeof(__be64))
 
 #define MLX4_PERM_MASK		(MLX4_PERM_LOCAL_READ | MLX4_PERM_LOCAL_WRITE | \
 				 MLX4_PERM_REMOTE_READ | MLX4_PERM_REMOTE_WRITE | \
-				 MLX4_PERM_ATOMIC)
+				 MLX4_PERM_ATOMIC | MLX4_PERM_BIND_MW)
 
 int mlx4_pd_alloc(struct mlx4_dev *dev, u32 *pdn)
 {
@@ -159,22 +140,6 @@ EXPORT_SYMBOL(mlx4_buf_write_mtt);
 
 /* ---------------------------------------------------------------------- */
 /* Memory regions */
-
-static u32 mlx4_index_to_key(u32 index)
-{
-	return index << 8;
-}
-
-static u32 mlx4_key_to_index(struct mlx4_dev *dev, u32 key)
-{
-	return (key >> 8) & (dev->caps.num_mpts - 1);
-}
-
-/* The hardware form of a key: the index in the low bits, the variant on top */
-static u32 mlx4_key_to_hw(u32 key)
-{
-	return (key << 24) | (key >> 8);
-}
 
 int mlx4_mr_alloc(struct mlx4_dev *dev, u32 pd, u64 iova, u64 size, u32 access,
 		  int npages, int page_shift, struct mlx4_mr *mr)

@@ -87,6 +87,13 @@ static const struct ib_device_ops mlx4_ib_dev_ops = {
 	.req_notify_cq	= mlx4_ib_req_notify_cq,
 };
 
+/* memory windows, for a card that has either type (as upstream) */
+static const struct ib_device_ops mlx4_ib_dev_mw_ops = {
+	.alloc_mw	= mlx4_ib_alloc_mw,
+	.dealloc_mw	= mlx4_ib_dealloc_mw,
+	INIT_RDMA_OBJ_SIZE(ib_mw, mlx4_ib_mw, ibmw),
+};
+
 /* [sleep] PHY of an IB port on (idempotent) */
 int mlx4_ib_init_port(struct mlx4_ib_dev *dev, u32 port)
 {
@@ -165,6 +172,9 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 		mlx4_ib_init_port(ibdev, port);
 
 	ib_set_device_ops(&ibdev->ib_dev, &mlx4_ib_dev_ops);
+	if ((dev->caps.flags & MLX4_DEV_CAP_FLAG_MEM_WINDOW) ||
+	    (dev->caps.bmme_flags & MLX4_BMME_FLAG_TYPE_2_WIN))
+		ib_set_device_ops(&ibdev->ib_dev, &mlx4_ib_dev_mw_ops);
 	ibdev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	ibdev->ib_dev.phys_port_cnt = ibdev->num_ports;
 	ibdev->ib_dev.num_comp_vectors = dev->caps.num_comp_vectors;

@@ -289,6 +289,22 @@ struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 				    int page_shift, u64 iova, u64 length, int access);
 int mlx4_ib_dereg_mr(struct ib_mr *mr);
 
+/* mw.c: memory windows */
+struct mlx4_ib_mw {
+	struct ib_mw	ibmw;
+	struct mlx4_mw	mmw;
+};
+
+static inline struct mlx4_ib_mw *to_mmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct mlx4_ib_mw, ibmw);
+}
+
+int mlx4_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mlx4_ib_dealloc_mw(struct ib_mw *ibmw);
+int mlx4_ib_set_bind_seg(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
+			 struct mlx4_hw_bind_seg *seg);
+
 /* mr_frwr.c */
 struct ib_mr *mlx4_ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type, u32 max_num_sg);
 int mlx4_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,

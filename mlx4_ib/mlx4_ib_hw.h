@@ -165,6 +165,7 @@ enum {
 	MLX4_HW_OPCODE_RDMA_READ	= 0x10,
 	MLX4_HW_OPCODE_ATOMIC_CS	= 0x11,
 	MLX4_HW_OPCODE_ATOMIC_FA	= 0x12,
+	MLX4_HW_OPCODE_BIND_MW		= 0x18,
 	MLX4_HW_OPCODE_FMR		= 0x19,	/* fast registration */
 	MLX4_HW_OPCODE_LOCAL_INVAL	= 0x1b,
 };
@@ -259,6 +260,25 @@ struct mlx4_hw_fmr_seg {
 	__be32	offset;
 	__be32	page_size;		/* log2 of the page size */
 	u32	reserved[2];
+};
+
+/* The bind segment's rights (flags1, the FMR segment's bits) and kind (flags2) */
+enum {
+	MLX4_HW_BIND_REMOTE_READ	= BIT(29),
+	MLX4_HW_BIND_REMOTE_WRITE	= BIT(30),
+	MLX4_HW_BIND_ATOMIC		= BIT(31),
+	MLX4_HW_BIND_ZERO_BASED		= BIT(30),	/* flags2 */
+	MLX4_HW_BIND_TYPE_2		= BIT(31),	/* flags2 */
+};
+
+/* The bind segment (32 bytes): the window's new key, the MR and the range. */
+struct mlx4_hw_bind_seg {
+	__be32	flags1;
+	__be32	flags2;
+	__be32	new_rkey;
+	__be32	lkey;			/* of the MR bound to */
+	__be64	addr;
+	__be64	length;
 };
 
 /* The local-invalidate segment (32 bytes). */
@@ -377,6 +397,7 @@ static inline void mlx4_hw_wqe_layout_checks(void)
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_data_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_fmr_seg) != 48);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_local_inval_seg) != 32);
+	BUILD_BUG_ON(sizeof(struct mlx4_hw_bind_seg) != 32);
 	BUILD_BUG_ON(offsetof(struct mlx4_hw_local_inval_seg, mem_key) != 8);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_srq_next_seg) != 16);
 	BUILD_BUG_ON(sizeof(struct mlx4_hw_cqe) != MLX4_HW_CQE_SIZE);

@@ -20,6 +20,8 @@ static u32 mlx4_ib_access(int access)
 		perm |= MLX4_PERM_REMOTE_READ;
 	if (access & IB_ACCESS_REMOTE_ATOMIC)
 		perm |= MLX4_PERM_ATOMIC;
+	if (access & IB_ACCESS_MW_BIND)
+		perm |= MLX4_PERM_BIND_MW;
 	return perm;
 }
 

@@ -66,6 +66,9 @@ static void mlx4_ib_wc_send(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 	case MLX4_HW_OPCODE_LOCAL_INVAL:
 		wc->opcode = IB_WC_LOCAL_INV;
 		break;
+	case MLX4_HW_OPCODE_BIND_MW:
+		wc->opcode = IB_WC_BIND_MW;
+		break;
 	case MLX4_HW_OPCODE_RDMA_READ:
 		wc->opcode = IB_WC_RDMA_READ;
 		wc->byte_len = be32_to_cpu(cqe->byte_cnt);

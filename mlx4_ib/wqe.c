@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The data path of a QP: post_send builds send WQEs (control segment, then
- * remote address, atomic, datagram, fast-registration or local-invalidate
- * segment, then inline data or a gather list), hands them to the card by
- * their owner bit and rings the send doorbell; post_recv writes scatter
- * lists and moves the RQ doorbell record.  [any]: spinlocks only, no
+ * remote address, atomic, datagram, fast-registration, bind or
+ * local-invalidate segment, then inline data or a gather list), hands them
+ * to the card by their owner bit and rings the send doorbell; post_recv
+ * writes scatter lists and moves the RQ doorbell record.  [any]: spinlocks only, no
  * sleeping; every rejected work request gets an errno, *bad_wr and a
  * rate-limited log line.
  *
@@ -16,8 +16,8 @@
  * prefetch window, sq_spare_wqes ahead), and a segment's first dword, its
  * byte count, is written last within its line, behind a barrier: gather
  * lists back to front, inline segments after their data.  A fast-
- * registration or local-invalidate WQE is one line (control segment and
- * a 48- or 32-byte segment), guarded by its owner bit.
+ * registration, bind or local-invalidate WQE is one line (control segment
+ * and a 48- or 32-byte segment), guarded by its owner bit.
  */
 #include <linux/io.h>
 #include <linux/string.h>
@@ -170,6 +170,9 @@ static int mlx4_ib_wqe_opcode(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 	case IB_WR_LOCAL_INV:
 		return type == IB_QPT_RC || type == IB_QPT_UC ?
 		       MLX4_HW_OPCODE_LOCAL_INVAL : -EINVAL;
+	case IB_WR_BIND_MW:
+		return type == IB_QPT_RC || type == IB_QPT_UC ?
+		       MLX4_HW_OPCODE_BIND_MW : -EINVAL;
 	case IB_WR_RDMA_WRITE:
 		return type == IB_QPT_RC || type == IB_QPT_UC ?
 		       MLX4_HW_OPCODE_RDMA_WRITE : -EINVAL;
@@ -266,6 +269,14 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		if (err)
 			return err;
 		off += sizeof(struct mlx4_hw_fmr_seg);
+		srcrb = MLX4_HW_CTRL_STRONG_ORDER;
+		inline_ok = false;
+		break;
+	case MLX4_HW_OPCODE_BIND_MW:
+		err = mlx4_ib_set_bind_seg(qp, wr, wqe + off);
+		if (err)
+			return err;
+		off += sizeof(struct mlx4_hw_bind_seg);
 		srcrb = MLX4_HW_CTRL_STRONG_ORDER;
 		inline_ok = false;
 		break;

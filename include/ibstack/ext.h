@@ -14,12 +14,56 @@
 /*
  * [sleep] A kernel MR over npages pages of (1 << page_shift) bytes each,
  * whose bus addresses are in pages[], mapped at iova for length bytes,
- * with the rights access (the first four IB_ACCESS_* bits).  For tests
+ * with the rights access (the first four IB_ACCESS_* bits and MW_BIND).  For tests
  * that need a static MR of more pages than fast registration allows.
  * Release it with ib_dereg_mr().
  */
 struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
 				    int page_shift, u64 iova, u64 length, int access);
+
+/*
+ * Memory windows, for tests: Linux 6.1 gives kernel ULPs no calls for them
+ * (uverbs reaches the driver's alloc_mw/dealloc_mw).
+ *
+ * [sleep] A window of the given type on the PD, its rkey set by the
+ * driver, or ERR_PTR(): -EOPNOTSUPP if the device has no windows of that
+ * type (IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2A/2B), -EINVAL for
+ * another type.  It counts as a user of the PD until deallocated.
+ */
+struct ib_mw *ibstack_alloc_mw(struct ib_pd *pd, enum ib_mw_type type);
+/* [sleep] 0, or the driver's error (the window is kept then) */
+int ibstack_dealloc_mw(struct ib_mw *mw);
+
+/*
+ * An IB_WR_BIND_MW work request (RC and UC QPs of the window's PD): bind
+ * mw to [addr, addr + length) of mr, an MR of the same PD registered with
+ * IB_ACCESS_MW_BIND, giving remote peers the rights in access
+ * (IB_ACCESS_REMOTE_READ, _REMOTE_WRITE, _REMOTE_ATOMIC; IB_ZERO_BASED
+ * makes remote addresses offsets into the window) under rkey: the
+ * window's key with the low byte changed (ib_inc_rkey(mw->rkey)).  It
+ * completes as IB_WC_BIND_MW, or IB_WC_MW_BIND_ERR if the card refuses it
+ * (the QP goes to the error state).  The caller sets mw->rkey = rkey once
+ * it wants the window known by its new key; nothing else changes mw.
+ * Binding a type 1 window again replaces its range; a type 2 window binds
+ * only when free (new, or after LOCAL_INV or a SEND with Invalidate of its
+ * key), and then answers only on the QP that bound it.  Remote write or
+ * atomic rights need an MR with local write.
+ */
+struct ibstack_bind_mw_wr {
+	struct ib_send_wr	wr;
+	struct ib_mw		*mw;
+	struct ib_mr		*mr;
+	u32			rkey;
+	u64			addr;
+	u64			length;
+	unsigned int		access;
+};
+
+/* [any] the bind request a send WR with opcode IB_WR_BIND_MW is part of */
+static inline const struct ibstack_bind_mw_wr *ibstack_bind_mw_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ibstack_bind_mw_wr, wr);
+}
 
 /* [any] "DOWN", "ACTIVE", ... as the port's sysfs state file shows it */
 const char *ibstack_port_state_str(enum ib_port_state state);

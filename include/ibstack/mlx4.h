@@ -98,9 +98,15 @@ struct mlx4_caps {
 #define MLX4_DEV_CAP_FLAG_UD_AV_PORT	BIT_ULL(20)
 #define MLX4_DEV_CAP_FLAG_UD_MCAST	BIT_ULL(21)
 
-/* QUERY_DEV_CAP BMME flags: local and remote invalidation, fast registration */
+/*
+ * QUERY_DEV_CAP BMME flags: type 2 windows (TYPE_2_WIN; of kind 2B rather
+ * than 2A with WIN_TYPE_2B), local and remote invalidation, fast
+ * registration
+ */
+#define MLX4_BMME_FLAG_WIN_TYPE_2B	BIT(1)
 #define MLX4_BMME_FLAG_LOCAL_INV	BIT(6)
 #define MLX4_BMME_FLAG_REMOTE_INV	BIT(7)
+#define MLX4_BMME_FLAG_TYPE_2_WIN	BIT(9)
 #define MLX4_BMME_FLAG_FAST_REG_WR	BIT(11)
 
 /*
@@ -291,6 +297,7 @@ enum {
 	MLX4_PERM_REMOTE_READ	= BIT(12),
 	MLX4_PERM_REMOTE_WRITE	= BIT(13),
 	MLX4_PERM_ATOMIC	= BIT(14),
+	MLX4_PERM_BIND_MW	= BIT(15),	/* windows may be bound to it */
 };
 
 /* Fast registration: pages per MR; entries of its page list are bus addresses | 1 */
@@ -323,6 +330,38 @@ int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr);
  * own the MPT) frees nothing, and the MR is as before the call.
  */
 int mlx4_mr_free(struct mlx4_dev *dev, struct mlx4_mr *mr);
+
+/*
+ * Memory windows: an MPT entry without the region flag.  Type 1 is valid
+ * from SW2HW_MPT on but has no range until a BIND_MW work request gives it
+ * one; type 2 goes to the card in the free state, tied to no QP, and
+ * becomes usable only through a BIND_MW, after which LOCAL_INV or a SEND
+ * with Invalidate frees it again.
+ */
+enum mlx4_mw_type {
+	MLX4_MW_TYPE_1 = 1,
+	MLX4_MW_TYPE_2 = 2,
+};
+
+struct mlx4_mw {
+	u32			key;	/* the window's rkey as allocated */
+	u32			pd;
+	enum mlx4_mw_type	type;
+	bool			enabled;	/* the card owns its MPT entry */
+};
+
+/*
+ * A key for a window of the PD; -EOPNOTSUPP if the card has no windows of
+ * that type (DEV_CAP MEM_WINDOW for type 1, BMME TYPE_2_WIN for type 2)
+ */
+int mlx4_mw_alloc(struct mlx4_dev *dev, u32 pd, enum mlx4_mw_type type, struct mlx4_mw *mw);
+/* SW2HW_MPT of the window's entry: it exists for the card from here on */
+int mlx4_mw_enable(struct mlx4_dev *dev, struct mlx4_mw *mw);
+/*
+ * HW2SW_MPT if enabled, then frees the key; an error (the card may still
+ * own the entry) frees nothing, as mlx4_mr_free().
+ */
+int mlx4_mw_free(struct mlx4_dev *dev, struct mlx4_mw *mw);
 
 /* ---------------------------------------------------------------------- */
 /* Asynchronous event types (EQE types), passed to the objects' handlers */

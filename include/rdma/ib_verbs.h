@@ -580,6 +580,24 @@ struct ib_mr {
 	struct ib_sig_attrs	*sig_attrs;	/* never: no integrity MRs */
 };
 
+enum ib_mw_type {
+	IB_MW_TYPE_1 = 1,
+	IB_MW_TYPE_2 = 2
+};
+
+/*
+ * A memory window: an rkey for a range of an MR (with MW_BIND rights),
+ * given by a bind work request.  No kernel verb of 6.1 reaches one
+ * (uverbs does); ours has test-only calls in <ibstack/ext.h>.
+ */
+struct ib_mw {
+	struct ib_device	*device;
+	struct ib_pd		*pd;
+	struct ib_uobject	*uobject;
+	u32			rkey;
+	enum ib_mw_type		type;
+};
+
 /* [any] whether an MR with these rights can have its memory written */
 static inline bool ib_access_writable(int access_flags)
 {
@@ -1366,8 +1384,18 @@ struct ib_port_immutable {
 	u32	max_mad_size;		/* bytes */
 };
 
-struct ib_mw;
 struct cpumask;
+
+/*
+ * Objects ib_core allocates for the driver: the driver's structure embeds
+ * the ib_ one as its first member, and its ops say how big it is.
+ */
+#define DECLARE_RDMA_OBJ_SIZE(ib_struct) size_t size_##ib_struct
+#define INIT_RDMA_OBJ_SIZE(ib_struct, drv_struct, member)			\
+	.size_##ib_struct = (sizeof(struct drv_struct) +			\
+			     BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, member)) + \
+			     BUILD_BUG_ON_ZERO(!__same_type(((struct drv_struct *)NULL)->member, \
+							    struct ib_struct)))
 
 /*
  * The driver's operations, copied into ib_device.ops by ib_set_device_ops().
@@ -1426,7 +1454,11 @@ struct ib_device_ops {
 				  u32 max_num_sg);
 	int (*map_mr_sg)(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 			 unsigned int *sg_offset);
-	/* optional: memory windows and XRC domains (S3D) */
+	/*
+	 * optional: memory windows and XRC domains (S3D).  ib_core allocates
+	 * the window (size_ib_mw bytes, zeroed, device/pd/type set) before
+	 * alloc_mw, which sets its rkey, and frees it after dealloc_mw.
+	 */
 	int (*alloc_mw)(struct ib_mw *mw, struct ib_udata *udata);
 	int (*dealloc_mw)(struct ib_mw *mw);
 	int (*alloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
@@ -1495,6 +1527,9 @@ struct ib_device_ops {
 			   struct ifla_vf_guid *port_guid);
 	int (*set_vf_guid)(struct ib_device *device, int vf, u32 port, u64 guid,
 			   int type);
+
+	/* the sizes of the driver's objects ib_core allocates */
+	DECLARE_RDMA_OBJ_SIZE(ib_mw);
 };
 
 /* ---------------------------------------------------------------------- */
