@@ -350,6 +350,11 @@ int kv_case_frwr_local_inv(struct kv_self *s);
 int kv_case_frwr_send_inv(struct kv_self *s);
 int kv_case_frwr_map(struct kv_self *s);
 int kv_case_frwr_caps(struct kv_self *s);
+/* kverbs_mw.c */
+int kv_case_mw_type1(struct kv_self *s);
+int kv_case_mw_type2(struct kv_self *s);
+int kv_case_mw_dealloc(struct kv_self *s);
+int kv_case_mw_caps(struct kv_self *s);
 int kv_case_cq_poll_ctx(struct kv_self *s);
 int kv_case_cq_flood(struct kv_self *s);
 int kv_case_cq_direct(struct kv_self *s);
