@@ -91,7 +91,7 @@ static const struct ib_device_ops mlx4_ib_dev_ops = {
 static const struct ib_device_ops mlx4_ib_dev_mw_ops = {
 	.alloc_mw	= mlx4_ib_alloc_mw,
 	.dealloc_mw	= mlx4_ib_dealloc_mw,
-	INIT_RDMA_OBJ_SIZE(ib_mw, mlx4_ib_mw, ibmw),
+	.size_ib_mw	= sizeof(struct mlx4_ib_mw),
 };
 
 /* [sleep] PHY of an IB port on (idempotent) */

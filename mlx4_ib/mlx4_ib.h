@@ -289,11 +289,13 @@ struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 				    int page_shift, u64 iova, u64 length, int access);
 int mlx4_ib_dereg_mr(struct ib_mr *mr);
 
-/* mw.c: memory windows */
+/* mw.c: memory windows (ib_core allocates them: ibmw first) */
 struct mlx4_ib_mw {
 	struct ib_mw	ibmw;
 	struct mlx4_mw	mmw;
 };
+
+static_assert(offsetof(struct mlx4_ib_mw, ibmw) == 0);
 
 static inline struct mlx4_ib_mw *to_mmw(struct ib_mw *ibmw)
 {

@@ -1391,11 +1391,6 @@ struct cpumask;
  * the ib_ one as its first member, and its ops say how big it is.
  */
 #define DECLARE_RDMA_OBJ_SIZE(ib_struct) size_t size_##ib_struct
-#define INIT_RDMA_OBJ_SIZE(ib_struct, drv_struct, member)			\
-	.size_##ib_struct = (sizeof(struct drv_struct) +			\
-			     BUILD_BUG_ON_ZERO(offsetof(struct drv_struct, member)) + \
-			     BUILD_BUG_ON_ZERO(!__same_type(((struct drv_struct *)NULL)->member, \
-							    struct ib_struct)))
 
 /*
  * The driver's operations, copied into ib_device.ops by ib_set_device_ops().
