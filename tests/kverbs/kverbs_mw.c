@@ -375,12 +375,11 @@ int kv_case_mw_dealloc(struct kv_self *s)
 {
 	struct kv_run *r = &s->r;
 	struct kv_pair *p = &s->pair[0];
-	int used = atomic_read(&r->pd->usecnt);
 	struct ib_mw *mw = NULL, *bad;
 	struct ib_mr *mr = NULL;
 	struct ib_pd *pd;
 	u32 key;
-	int ret;
+	int ret, used;
 
 	bad = ibstack_alloc_mw(r->pd, (enum ib_mw_type)3);
 	if (!IS_ERR(bad) || PTR_ERR(bad) != -EINVAL)
@@ -413,6 +412,8 @@ int kv_case_mw_dealloc(struct kv_self *s)
 	ret = kv_pair_create(r, p, IB_QPT_RC, NULL);
 	if (ret)
 		return ret;
+	/* the pair's QPs use the PD too */
+	used = atomic_read(&r->pd->usecnt);
 	mr = kv_mw_mr(s, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
 	mw = mr ? kv_mw_alloc(r, IB_MW_TYPE_1) : NULL;
 	if (!mw) {
