@@ -206,6 +206,8 @@ struct kv_acq {
 	struct task_struct	*direct_task;	/* IB_POLL_DIRECT: who polls */
 	atomic_t		done;		/* done() calls */
 	atomic_t		bad_ctx;	/* ... in the wrong context */
+	char			bad_comm[TASK_COMM_LEN];	/* the first one's task */
+	bool			bad_irq;	/* ... and whether in interrupt */
 	atomic_t		bad_cq;		/* ... with the wrong cq or cq_context */
 	atomic_t		inside;		/* ... running right now */
 	atomic_t		nested;		/* ... two at once */

@@ -29,8 +29,15 @@ static bool kv_worker_is(bool unbound)
 {
 	const char *c = current->comm;
 
-	/* the rescuer of a reclaim-safe workqueue carries its name */
-	if (!strcmp(c, unbound ? "ib-comp-unb-wq" : "ib-comp-wq"))
+	/*
+	 * The rescuer of a reclaim-safe workqueue, which runs the work when
+	 * the machine is too loaded to start a worker in time: named after
+	 * the queue before 6.9, "kworker/R-<name>" since (cut to 15
+	 * characters, so the two queues look alike), "kworker/R" in later
+	 * kernels.
+	 */
+	if (!strcmp(c, unbound ? "ib-comp-unb-wq" : "ib-comp-wq") ||
+	    (!strncmp(c, "kworker/R", 9) && (!c[9] || c[9] == '-')))
 		return true;
 	if (strncmp(c, "kworker/", 8))
 		return false;
@@ -70,8 +77,10 @@ static void kv_acq_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&q->nested);
 	if (cq != q->cq || (!cq->shared && cq->cq_context != q))
 		atomic_inc(&q->bad_cq);
-	if (!kv_acq_ctx_ok(q))
-		atomic_inc(&q->bad_ctx);
+	if (!kv_acq_ctx_ok(q) && atomic_inc_return(&q->bad_ctx) == 1) {
+		strscpy(q->bad_comm, current->comm, sizeof(q->bad_comm));
+		q->bad_irq = !in_task();
+	}
 	if (in_task() && READ_ONCE(q->r->verb_task) == current)
 		atomic_inc(&q->r->handler_in_verb);
 	e->calls++;
@@ -138,8 +147,9 @@ void kv_acq_free(struct kv_acq *q)
 int kv_acq_check(struct kv_acq *q, const char *what)
 {
 	if (atomic_read(&q->bad_ctx))
-		return kv_fail(q->r, "%s: %d done() call(s) outside poll context %d", what,
-			       atomic_read(&q->bad_ctx), q->ctx);
+		return kv_fail(q->r, "%s: %d done() call(s) outside poll context %d, first in %s%s",
+			       what, atomic_read(&q->bad_ctx), q->ctx, q->bad_comm,
+			       q->bad_irq ? " (interrupt)" : "");
 	if (atomic_read(&q->bad_cq))
 		return kv_fail(q->r, "%s: %d done() call(s) with another CQ or cq_context",
 			       what, atomic_read(&q->bad_cq));
