@@ -26,11 +26,15 @@ struct ib_cache_snapshot {
 	u16			*pkeys;
 };
 
+/*
+ * The tables of a snapshot: the new ones after a failed query, the old
+ * ones after the swap.  Either way an entry that is not the table's own
+ * at its index is dropped.
+ */
 static void ib_cache_snapshot_free(struct ib_port_cache *pc, struct ib_cache_snapshot *snap)
 {
 	int i;
 
-	/* new entries only: those still the table's are not in the snapshot */
 	for (i = 0; snap->entries && i < pc->gid_tbl_len; i++)
 		if (snap->entries[i] && (!pc->entries || snap->entries[i] != pc->entries[i]))
 			ib_gid_entry_put(snap->entries[i]);
@@ -138,17 +142,8 @@ int ib_cache_update_port(struct ib_device *device, u32 port, bool gids, bool pke
 		swap(pc->pkeys, snap.pkeys);
 	write_unlock_irqrestore(&pc->lock, flags);
 
-	/* the snapshot holds the old tables now: drop the replaced entries */
-	if (snap.entries) {
-		int i;
-
-		for (i = 0; i < pc->gid_tbl_len; i++)
-			if (snap.entries[i] && snap.entries[i] != pc->entries[i])
-				ib_gid_entry_put(snap.entries[i]);
-	}
-	kfree(snap.entries);
-	kfree(snap.gids);
-	kfree(snap.pkeys);
+	/* the snapshot holds the old tables now: their replaced entries go */
+	ib_cache_snapshot_free(pc, &snap);
 out:
 	mutex_unlock(&pc->update_mutex);
 	return ret;
@@ -369,31 +364,9 @@ int rdma_query_gid(struct ib_device *device, u32 port_num, int index, union ib_g
 }
 EXPORT_SYMBOL(rdma_query_gid);
 
-int ib_find_gid(struct ib_device *device, union ib_gid *gid, u32 *port_num, u16 *index)
-{
-	u32 port;
-	u16 i;
-
-	if (!device || !gid || !port_num)
-		return -EINVAL;
-	rdma_for_each_port(device, port) {
-		if (!rdma_protocol_ib(device, port))
-			continue;
-		/* an empty entry never matches, not even the zero GID */
-		if (!ib_find_cached_gid_on_port(device, port, gid, &i)) {
-			*port_num = port;
-			if (index)
-				*index = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-EXPORT_SYMBOL(ib_find_gid);
-
 /* [any] The index of gid (not the zero GID) in the port's cached table. */
-int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
-			       const union ib_gid *gid, u16 *index)
+static int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
+				      const union ib_gid *gid, u16 *index)
 {
 	static const union ib_gid zero_gid;
 	struct ib_port_cache *pc = ib_port_cache(device, port);
@@ -415,6 +388,28 @@ int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
 	read_unlock_irqrestore(&pc->lock, flags);
 	return ret;
 }
+
+int ib_find_gid(struct ib_device *device, union ib_gid *gid, u32 *port_num, u16 *index)
+{
+	u32 port;
+	u16 i;
+
+	if (!device || !gid || !port_num)
+		return -EINVAL;
+	rdma_for_each_port(device, port) {
+		if (!rdma_protocol_ib(device, port))
+			continue;
+		/* an empty entry never matches, not even the zero GID */
+		if (!ib_find_cached_gid_on_port(device, port, gid, &i)) {
+			*port_num = port;
+			if (index)
+				*index = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+EXPORT_SYMBOL(ib_find_gid);
 
 int ib_get_cached_pkey(struct ib_device *device, u32 port, int index, u16 *pkey)
 {

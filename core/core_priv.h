@@ -141,8 +141,6 @@ int ib_cache_setup(struct ib_device *device);
 void ib_cache_cleanup(struct ib_device *device);
 int ib_cache_update_port(struct ib_device *device, u32 port, bool gids, bool pkeys);
 struct ib_port_cache *ib_port_cache(struct ib_device *device, u32 port);
-int ib_find_cached_gid_on_port(struct ib_device *device, u32 port,
-			       const union ib_gid *gid, u16 *index);
 
 /* cq_alloc.c: ib_core's two completion workqueues */
 int ib_cq_wq_init(void);
