@@ -166,6 +166,8 @@ struct ib_qp *kv_qp_create(struct kv_run *r, struct kv_ep *ep, enum ib_qp_type t
 			   struct kv_cq *rcq);
 int kv_qp_init(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type, u32 port,
 	       u32 qkey);
+int kv_send_inv(struct kv_run *r, struct kv_pair *p, struct ib_sge *ss, u32 rkey,
+		u64 send_id, u64 recv_id, struct ib_wc *wc);
 int kv_qp_rtr_rts(struct kv_run *r, struct ib_qp *qp, enum ib_qp_type type,
 		  u32 port, u16 dlid, u32 dqpn, u32 rq_psn, u32 sq_psn,
 		  enum ib_mtu mtu);

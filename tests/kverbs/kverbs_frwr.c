@@ -329,10 +329,8 @@ out_mr:
  */
 int kv_case_frwr_send_inv(struct kv_self *s)
 {
-	const struct ib_send_wr *bad = NULL;
 	struct kv_run *r = &s->r;
 	struct kv_pair *p = &s->pair[0];
-	struct ib_send_wr wr;
 	struct scatterlist sg;
 	struct ib_sge ss, rs;
 	struct ib_mr *mr;
@@ -360,20 +358,7 @@ int kv_case_frwr_send_inv(struct kv_self *s)
 	if (ret)
 		goto out;
 	ss = kv_sge_dma(r, &s->a, 0, 200);
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 4;
-	wr.opcode = IB_WR_SEND_WITH_INV;
-	wr.send_flags = IB_SEND_SIGNALED;
-	wr.sg_list = &ss;
-	wr.num_sge = 1;
-	wr.ex.invalidate_rkey = mr->rkey;
-	ret = kv_post_send(r, p->a.qp, &wr, &bad);
-	if (ret) {
-		ret = kv_fail(r, "ib_post_send(SEND_WITH_INV 0x%x) failed: %d", mr->rkey, ret);
-		goto out;
-	}
-	ret = kv_expect(r, &p->a.scq, "SEND_WITH_INV", 4, IB_WC_SUCCESS, IB_WC_SEND, NULL);
-	ret = ret ?: kv_expect(r, &p->b.rcq, "its receive", 3, IB_WC_SUCCESS, IB_WC_RECV, &wc);
+	ret = kv_send_inv(r, p, &ss, mr->rkey, 4, 3, &wc);
 	if (ret)
 		goto out;
 	if (!(wc.wc_flags & IB_WC_WITH_INVALIDATE) || wc.ex.invalidate_rkey != mr->rkey ||

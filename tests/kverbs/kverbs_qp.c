@@ -364,3 +364,29 @@ int kv_atomic(struct kv_run *r, struct kv_ep *ep, enum ib_wr_opcode op, u64 wr_i
 		return kv_fail(r, "ib_post_send(atomic opcode %d) failed: %d", op, ret);
 	return 0;
 }
+
+/*
+ * A signaled SEND with Invalidate of rkey from p's a to b (one gather
+ * entry ss), its completion and its receive's (recv_id, into *wc).
+ */
+int kv_send_inv(struct kv_run *r, struct kv_pair *p, struct ib_sge *ss, u32 rkey,
+		u64 send_id, u64 recv_id, struct ib_wc *wc)
+{
+	const struct ib_send_wr *bad;
+	struct ib_send_wr wr;
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = send_id;
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = ss;
+	wr.num_sge = 1;
+	wr.ex.invalidate_rkey = rkey;
+	ret = kv_post_send(r, p->a.qp, &wr, &bad);
+	if (ret)
+		return kv_fail(r, "ib_post_send(SEND_WITH_INV 0x%x) failed: %d", rkey, ret);
+	ret = kv_expect(r, &p->a.scq, "SEND_WITH_INV", send_id, IB_WC_SUCCESS, IB_WC_SEND, NULL);
+	return ret ?: kv_expect(r, &p->b.rcq, "its receive", recv_id, IB_WC_SUCCESS, IB_WC_RECV,
+				wc);
+}
