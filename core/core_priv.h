@@ -122,6 +122,10 @@ void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
 
 /* pd_mr.c */
+/* xrc.c: XRC target QPs, for qp.c */
+struct ib_qp *ib_xrc_tgt_publish(struct ib_qp *real_qp, struct ib_qp_init_attr *attr);
+int ib_xrc_destroy_handle(struct ib_qp *qp);
+
 void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type);
 
 /*

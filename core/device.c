@@ -63,6 +63,7 @@ struct ib_device *_ib_alloc_device(size_t size)
 	init_rwsem(&device->client_data_rwsem);
 	INIT_LIST_HEAD(&device->event_handlers);
 	spin_lock_init(&device->cq_pools_lock);
+	spin_lock_init(&device->qp_open_list_lock);
 	for (i = 0; i < ARRAY_SIZE(device->cq_pools); i++)
 		INIT_LIST_HEAD(&device->cq_pools[i]);
 	return device;

@@ -32,13 +32,28 @@ static int ib_check_qp_init_attr(struct ib_pd *pd, const struct ib_qp_init_attr 
 				    device->name, attr->qp_type);
 		return -EINVAL;
 	}
-	if (!attr->send_cq || !attr->recv_cq ||
-	    attr->send_cq->device != device || attr->recv_cq->device != device) {
+	if (attr->qp_type == IB_QPT_XRC_TGT) {
+		/* the domain's: the driver picks the CQs, requests name the SRQs */
+		if (!attr->xrcd || attr->xrcd->device != device || attr->srq) {
+			IB_CORE_RATELIMITED("%s: XRC target QP: no domain, or an SRQ\n",
+					    device->name);
+			return -EINVAL;
+		}
+	} else if (attr->qp_type == IB_QPT_XRC_INI) {
+		/* one CQ, for its sends only */
+		if (!attr->send_cq || attr->send_cq->device != device || attr->srq) {
+			IB_CORE_RATELIMITED("%s: XRC initiator QP: no send CQ, or an SRQ\n",
+					    device->name);
+			return -EINVAL;
+		}
+	} else if (!attr->send_cq || !attr->recv_cq ||
+		   attr->send_cq->device != device || attr->recv_cq->device != device) {
 		IB_CORE_RATELIMITED("%s: CQs missing or of another device\n",
 				    device->name);
 		return -EINVAL;
 	}
-	if (attr->srq && (attr->srq->device != device || ib_qp_type_is_special(attr->qp_type))) {
+	if (attr->srq && (attr->srq->device != device || ib_qp_type_is_special(attr->qp_type) ||
+			  attr->srq->srq_type != IB_SRQT_BASIC)) {
 		IB_CORE_RATELIMITED("%s: SRQ of another device or on a special QP\n",
 				    device->name);
 		return -EINVAL;
@@ -91,6 +106,7 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 	if (IS_ERR_OR_NULL(qp))
 		return qp ? qp : ERR_PTR(-ENOMEM);
 
+	/* an XRC QP's driver fills in the CQs it uses (upstream's mlx4 does) */
 	qp->device = pd->device;
 	qp->pd = pd;
 	qp->send_cq = attr->send_cq;
@@ -107,10 +123,12 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->state_mutex);
 	atomic_set(&qp->usecnt, 0);
+	if (attr->qp_type == IB_QPT_XRC_TGT)
+		return ib_xrc_tgt_publish(qp, attr);
 
 	atomic_inc(&pd->usecnt);
-	atomic_inc(&attr->send_cq->usecnt);
-	atomic_inc(&attr->recv_cq->usecnt);
+	atomic_inc(&qp->send_cq->usecnt);
+	atomic_inc(&qp->recv_cq->usecnt);
 	if (attr->srq)
 		atomic_inc(&attr->srq->usecnt);
 	return qp;
@@ -201,6 +219,7 @@ int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
 		IB_CORE_RATELIMITED("no QP or attributes\n");
 		return -EINVAL;
 	}
+	qp = qp->real_qp;	/* an XRC target's handle modifies the QP */
 
 	mutex_lock(&qp->state_mutex);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
@@ -235,7 +254,7 @@ int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 	}
 	if (!qp->device->ops.query_qp)
 		return -EOPNOTSUPP;
-	return qp->device->ops.query_qp(qp, attr, mask, init_attr);
+	return qp->device->ops.query_qp(qp->real_qp, attr, mask, init_attr);
 }
 EXPORT_SYMBOL(ib_query_qp);
 
@@ -255,6 +274,8 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 				    qp->device->name, qp->qp_num, atomic_read(&qp->usecnt));
 		return -EBUSY;
 	}
+	if (qp->real_qp != qp)
+		return ib_xrc_destroy_handle(qp);
 	pd = qp->pd;
 	send_cq = qp->send_cq;
 	recv_cq = qp->recv_cq;

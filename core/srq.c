@@ -16,7 +16,14 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 	device = pd->device;
 	if (!device->ops.create_srq || !device->ops.destroy_srq)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (attr->srq_type != IB_SRQT_BASIC ||
+	if (attr->srq_type == IB_SRQT_XRC &&
+	    (!attr->ext.cq || attr->ext.cq->device != device ||
+	     !attr->ext.xrc.xrcd || attr->ext.xrc.xrcd->device != device)) {
+		IB_CORE_RATELIMITED("%s: XRC SRQ without a CQ or domain of the device\n",
+				    device->name);
+		return ERR_PTR(-EINVAL);
+	}
+	if ((attr->srq_type != IB_SRQT_BASIC && attr->srq_type != IB_SRQT_XRC) ||
 	    !attr->attr.max_wr || attr->attr.max_wr > device->attrs.max_srq_wr ||
 	    !attr->attr.max_sge || attr->attr.max_sge > device->attrs.max_srq_sge) {
 		IB_CORE_RATELIMITED("%s: type %d, %u WRs (max %d), %u SGEs (max %d)\n",
@@ -35,7 +42,15 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 	srq->event_handler = attr->event_handler;
 	srq->srq_context = attr->srq_context;
 	srq->srq_type = attr->srq_type;
-	memset(&srq->ext, 0, sizeof(srq->ext));
+	/* the driver has set an XRC SRQ's ext.xrc.srq_num */
+	if (attr->srq_type == IB_SRQT_XRC) {
+		srq->ext.cq = attr->ext.cq;
+		srq->ext.xrc.xrcd = attr->ext.xrc.xrcd;
+		atomic_inc(&srq->ext.cq->usecnt);
+		atomic_inc(&srq->ext.xrc.xrcd->usecnt);
+	} else {
+		memset(&srq->ext, 0, sizeof(srq->ext));
+	}
 	atomic_set(&srq->usecnt, 0);
 	atomic_inc(&pd->usecnt);
 	return srq;
@@ -81,6 +96,8 @@ EXPORT_SYMBOL(ib_query_srq);
 
 int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 {
+	struct ib_xrcd *xrcd;
+	struct ib_cq *cq;
 	struct ib_pd *pd;
 	int ret;
 
@@ -94,9 +111,16 @@ int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 		return -EBUSY;
 	}
 	pd = srq->pd;
+	cq = srq->ext.cq;
+	xrcd = srq->srq_type == IB_SRQT_XRC ? srq->ext.xrc.xrcd : NULL;
 	ret = srq->device->ops.destroy_srq(srq);
-	if (!ret)
-		atomic_dec(&pd->usecnt);
-	return ret;
+	if (ret)
+		return ret;
+	atomic_dec(&pd->usecnt);
+	if (xrcd) {
+		atomic_dec(&cq->usecnt);
+		atomic_dec(&xrcd->usecnt);
+	}
+	return 0;
 }
 EXPORT_SYMBOL(ib_destroy_srq_user);

@@ -192,6 +192,8 @@ int mlx4_QUERY_DEV_CAP(struct mlx4_priv *priv)
 	c->max_qps = 1 << (get8(o, 0x13) & 0x1f);
 	c->reserved_srqs = 1 << (get8(o, 0x14) >> 4);
 	c->max_srqs = 1 << (get8(o, 0x15) & 0x1f);
+	c->reserved_xrcds = get8(o, 0x66) >> 4;
+	c->max_xrcds = 1 << (get8(o, 0x67) & 0x1f);
 	c->max_cq_sz = 1 << get8(o, 0x19);
 	c->reserved_cqs = 1 << (get8(o, 0x1a) & 0xf);
 	c->max_cqs = 1 << (get8(o, 0x1b) & 0x1f);

@@ -48,6 +48,8 @@ static void mlx4_fill_caps(struct mlx4_priv *priv)
 	/* an SRQ WQE starts with its next-WQE segment */
 	caps->max_srq_sge = c->max_rq_sg - 1;
 	caps->reserved_srqs = c->reserved_srqs;
+	caps->reserved_xrcds = (c->flags & MLX4_DEV_CAP_FLAG_XRC) ? c->reserved_xrcds : 0;
+	caps->max_xrcds = (c->flags & MLX4_DEV_CAP_FLAG_XRC) ? c->max_xrcds : 0;
 	caps->max_cqes = c->max_cq_sz - 1;
 	caps->reserved_cqs = c->reserved_cqs;
 	caps->reserved_mrws = c->reserved_mrws;

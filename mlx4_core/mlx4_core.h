@@ -153,6 +153,7 @@ struct mlx4_dev_cap {
 	int	max_srq_sz, max_qp_sz;
 	int	reserved_qps, max_qps;
 	int	reserved_srqs, max_srqs;
+	int	reserved_xrcds, max_xrcds;
 	int	max_cq_sz, reserved_cqs, max_cqs;
 	int	max_mpts, reserved_eqs, max_eqs;
 	int	reserved_mtts, reserved_mrws;
@@ -340,6 +341,7 @@ struct mlx4_priv {
 	struct mlx4_uar_table	uar_table;
 	struct mlx4_uar		kuar;
 	struct mlx4_bitmap	pd_bitmap;
+	struct mlx4_bitmap	xrcd_bitmap;	/* XRC domain numbers */
 	struct mlx4_bitmap	mpt_bitmap;
 	struct mlx4_bitmap	mtt_bitmap;
 	struct mlx4_db_table	db_table;

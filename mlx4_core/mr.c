@@ -27,6 +27,20 @@ void mlx4_pd_free(struct mlx4_dev *dev, u32 pdn)
 }
 EXPORT_SYMBOL(mlx4_pd_free);
 
+int mlx4_xrcd_alloc(struct mlx4_dev *dev, u32 *xrcdn)
+{
+	if (!(dev->caps.flags & MLX4_DEV_CAP_FLAG_XRC))
+		return -EOPNOTSUPP;
+	return mlx4_bitmap_alloc(&mlx4_priv(dev)->xrcd_bitmap, 1, 1, xrcdn);
+}
+EXPORT_SYMBOL(mlx4_xrcd_alloc);
+
+void mlx4_xrcd_free(struct mlx4_dev *dev, u32 xrcdn)
+{
+	mlx4_bitmap_free(&mlx4_priv(dev)->xrcd_bitmap, xrcdn, 1);
+}
+EXPORT_SYMBOL(mlx4_xrcd_free);
+
 /* ---------------------------------------------------------------------- */
 /* MTT ranges */
 
@@ -277,10 +291,17 @@ int mlx4_init_mr_table(struct mlx4_priv *priv)
 			       max(dev->caps.reserved_pds, 1));
 	if (err)
 		return err;
+	/*
+	 * 16-bit domain numbers (the SRQ context's field), as upstream: the
+	 * reserved ones and 0 are never handed out
+	 */
+	err = mlx4_bitmap_init(&priv->xrcd_bitmap, 1 << 16, dev->caps.reserved_xrcds + 1);
+	if (err)
+		goto err_pd;
 	err = mlx4_bitmap_init(&priv->mpt_bitmap, dev->caps.num_mpts,
 			       dev->caps.reserved_mrws);
 	if (err)
-		goto err_pd;
+		goto err_xrcd;
 	err = mlx4_bitmap_init(&priv->mtt_bitmap, dev->caps.num_mtts,
 			       c->reserved_mtts);
 	if (err)
@@ -289,6 +310,8 @@ int mlx4_init_mr_table(struct mlx4_priv *priv)
 
 err_mpt:
 	mlx4_bitmap_cleanup(&priv->mpt_bitmap);
+err_xrcd:
+	mlx4_bitmap_cleanup(&priv->xrcd_bitmap);
 err_pd:
 	mlx4_bitmap_cleanup(&priv->pd_bitmap);
 	return err;
@@ -298,5 +321,6 @@ void mlx4_cleanup_mr_table(struct mlx4_priv *priv)
 {
 	mlx4_bitmap_cleanup(&priv->mtt_bitmap);
 	mlx4_bitmap_cleanup(&priv->mpt_bitmap);
+	mlx4_bitmap_cleanup(&priv->xrcd_bitmap);
 	mlx4_bitmap_cleanup(&priv->pd_bitmap);
 }

@@ -103,6 +103,16 @@ static void mlx4_qp_icm_put(struct mlx4_priv *priv, u32 qpn)
 	mlx4_table_put(priv, &priv->qpc_table, qpn);
 }
 
+/*
+ * The table index of a QP number: the owner may set bit 23 in qp->qpn after
+ * mlx4_qp_alloc() (an XRC target, as upstream's mlx4_ib does), and the
+ * card names such a QP with it in commands and events.
+ */
+static u32 mlx4_qp_index(struct mlx4_dev *dev, u32 qpn)
+{
+	return qpn & (dev->caps.num_qps - 1);
+}
+
 int mlx4_qp_alloc(struct mlx4_dev *dev, int qpn, struct mlx4_qp *qp)
 {
 	struct mlx4_priv *priv = mlx4_priv(dev);
@@ -137,10 +147,12 @@ void mlx4_qp_free(struct mlx4_dev *dev, struct mlx4_qp *qp)
 {
 	struct mlx4_priv *priv = mlx4_priv(dev);
 
-	xa_erase_irq(&priv->qp_table.xa, qp->qpn);
+	u32 index = mlx4_qp_index(dev, qp->qpn);
+
+	xa_erase_irq(&priv->qp_table.xa, index);
 	mlx4_qp_put(qp);
 	wait_for_completion(&qp->free);
-	mlx4_qp_icm_put(priv, qp->qpn);
+	mlx4_qp_icm_put(priv, index);
 }
 EXPORT_SYMBOL(mlx4_qp_free);
 
@@ -151,7 +163,7 @@ void mlx4_qp_event(struct mlx4_priv *priv, u32 qpn, enum mlx4_event type)
 	unsigned long flags;
 
 	xa_lock_irqsave(xa, flags);
-	qp = xa_load(xa, qpn);
+	qp = xa_load(xa, mlx4_qp_index(&priv->dev, qpn));
 	if (qp)
 		refcount_inc(&qp->refcount);
 	xa_unlock_irqrestore(xa, flags);

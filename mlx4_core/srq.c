@@ -10,6 +10,8 @@
 /* SRQ context (48 bytes used) */
 #define SRQC_STATE_LOGSIZE_SRQN	0x00
 #define SRQC_LOGSTRIDE		0x04
+#define SRQC_XRCD		0x06
+#define SRQC_CQN		0x08
 #define SRQC_LOG_PAGE_SIZE	0x10
 #define SRQC_MTT_ADDR_H		0x13
 #define SRQC_MTT_ADDR_L		0x14
@@ -45,8 +47,8 @@ void mlx4_srq_event(struct mlx4_priv *priv, u32 srqn, enum mlx4_event type)
 	mlx4_srq_put(srq);
 }
 
-int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, struct mlx4_mtt *mtt, u64 db_rec,
-		   struct mlx4_srq *srq)
+int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, u32 cqn, u16 xrcd,
+		   struct mlx4_mtt *mtt, u64 db_rec, struct mlx4_srq *srq)
 {
 	struct mlx4_priv *priv = mlx4_priv(dev);
 	struct mlx4_cmd_mailbox *mailbox;
@@ -86,6 +88,8 @@ int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, struct mlx4_mtt *mtt, u64 db_r
 	*(__be32 *)(ctx + SRQC_STATE_LOGSIZE_SRQN) =
 		cpu_to_be32((ilog2(srq->max) << 24) | srqn);
 	*(u8 *)(ctx + SRQC_LOGSTRIDE) = srq->wqe_shift - 4;
+	*(__be16 *)(ctx + SRQC_XRCD) = cpu_to_be16(xrcd);
+	*(__be32 *)(ctx + SRQC_CQN) = cpu_to_be32(cqn & 0xffffff);
 	*(u8 *)(ctx + SRQC_LOG_PAGE_SIZE) = mtt->page_shift - MLX4_ICM_PAGE_SHIFT;
 	*(u8 *)(ctx + SRQC_MTT_ADDR_H) = upper_32_bits(mtt_addr) & 0xff;
 	*(__be32 *)(ctx + SRQC_MTT_ADDR_L) = cpu_to_be32(lower_32_bits(mtt_addr));

@@ -134,7 +134,7 @@ static void mlx4_ib_dead_posted(struct mlx4_ib_qp *qp, struct mlx4_ib_wq *wq, in
 int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
-	struct mlx4_ib_cq *cq = to_mcq(qp->ibqp.send_cq);
+	struct mlx4_ib_cq *cq = qp->scq;
 	int nreq = 0, err;
 
 	lockdep_assert_held(&qp->sq.lock);
@@ -159,7 +159,7 @@ int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 int mlx4_ib_post_recv_dead(struct mlx4_ib_qp *qp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
-	struct mlx4_ib_cq *cq = to_mcq(qp->ibqp.recv_cq);
+	struct mlx4_ib_cq *cq = qp->rcq;
 	int nreq = 0, err;
 
 	lockdep_assert_held(&qp->rq.lock);
@@ -204,8 +204,8 @@ void mlx4_ib_catas_flush_work(struct work_struct *work)
 
 	spin_lock_irqsave(&dev->reset_lock, flags);
 	list_for_each_entry(qp, &dev->qp_list, qps_list) {
-		scq = to_mcq(qp->ibqp.send_cq);
-		rcq = qp->ibqp.recv_cq ? to_mcq(qp->ibqp.recv_cq) : scq;
+		scq = qp->scq;
+		rcq = qp->rcq;
 		if (READ_ONCE(qp->sq.tail) != READ_ONCE(qp->sq.head))
 			mlx4_ib_mark(scq, &notify);
 		if (qp->has_rq && READ_ONCE(qp->rq.tail) != READ_ONCE(qp->rq.head))

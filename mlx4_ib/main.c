@@ -63,6 +63,8 @@ static const struct ib_device_ops mlx4_ib_dev_ops = {
 	.dereg_mr	= mlx4_ib_dereg_mr,
 	.alloc_mr	= mlx4_ib_alloc_mr,
 	.map_mr_sg	= mlx4_ib_map_mr_sg,
+	.alloc_xrcd	= mlx4_ib_alloc_xrcd,
+	.dealloc_xrcd	= mlx4_ib_dealloc_xrcd,
 	.create_cq	= mlx4_ib_create_cq,
 	.destroy_cq	= mlx4_ib_destroy_cq,
 	.modify_cq	= mlx4_ib_modify_cq,
@@ -153,6 +155,7 @@ static void *mlx4_ib_add(struct mlx4_dev *dev)
 	mutex_init(&ibdev->cap_mask_mutex);
 	/* taken inside CQ locks (destroy_qp), so with interrupts off */
 	xa_init_flags(&ibdev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&ibdev->xrc_srqs, XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&ibdev->reset_lock);
 	INIT_LIST_HEAD(&ibdev->qp_list);
 	INIT_WORK(&ibdev->catas_work, mlx4_ib_catas_flush_work);
@@ -203,6 +206,7 @@ err_ports:
 	mlx4_ib_close_ports(ibdev);
 err_dealloc:
 	xa_destroy(&ibdev->qps);
+	xa_destroy(&ibdev->xrc_srqs);
 	ib_dealloc_device(&ibdev->ib_dev);
 	return NULL;
 }
@@ -217,7 +221,9 @@ static void mlx4_ib_remove(struct mlx4_dev *dev, void *context)
 	cancel_work_sync(&ibdev->catas_work);
 	mlx4_ib_close_ports(ibdev);
 	WARN_ON(!xa_empty(&ibdev->qps));
+	WARN_ON(!xa_empty(&ibdev->xrc_srqs));
 	xa_destroy(&ibdev->qps);
+	xa_destroy(&ibdev->xrc_srqs);
 	ib_dealloc_device(&ibdev->ib_dev);
 }
 

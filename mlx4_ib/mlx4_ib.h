@@ -71,6 +71,11 @@ struct mlx4_ib_dev {
 	 * removal under the QP's CQ locks (its xa_lock inside them, IRQs off)
 	 */
 	struct xarray		qps;
+	/*
+	 * SRQN -> XRC mlx4_ib_srq, for poll_cq (an XRC receive CQE names the
+	 * SRQ); lookups lock-free under the SRQ's CQ lock, removal under it
+	 */
+	struct xarray		xrc_srqs;
 	/* protects qp_list; taken before CQ locks, never inside them */
 	spinlock_t		reset_lock;
 	struct list_head	qp_list;	/* every QP, for the error flush */
@@ -160,10 +165,32 @@ struct mlx4_ib_wq {
 	unsigned int	tail;
 };
 
+/*
+ * An XRC domain: its number, and the PD and CQ its target QPs' contexts
+ * name (the card wants both; requests use the PD of the XRC SRQ they name)
+ */
+/* an XRC target QP's number: bit 23 set (upstream mlx4's convention) */
+#define MLX4_IB_XRC_TGT_QPN_BIT	BIT(23)
+
+struct mlx4_ib_xrcd {
+	struct ib_xrcd		ibxrcd;
+	u32			xrcdn;
+	struct ib_pd		*pd;
+	struct ib_cq		*cq;
+};
+
 struct mlx4_ib_qp {
 	struct ib_qp		ibqp;
 	struct mlx4_qp		mqp;
 	struct mlx4_ib_dev	*dev;
+	/*
+	 * the PD and CQs in the QP's context: the consumer's, or for an XRC
+	 * target its domain's (ib_core keeps none in ibqp for it)
+	 */
+	u32			pdn;
+	struct mlx4_ib_cq	*scq;
+	struct mlx4_ib_cq	*rcq;
+	u32			xrcdn;		/* XRC target: its domain; else 0 */
 	struct mlx4_buf		buf;
 	int			buf_size;
 	struct mlx4_mtt		mtt;
@@ -241,6 +268,11 @@ static inline struct mlx4_ib_cq *to_mcq(struct ib_cq *ibcq)
 static inline struct mlx4_ib_qp *to_mqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct mlx4_ib_qp, ibqp);
+}
+
+static inline struct mlx4_ib_xrcd *to_mxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct mlx4_ib_xrcd, ibxrcd);
 }
 
 static inline struct mlx4_ib_srq *to_msrq(struct ib_srq *ibsrq)
@@ -355,6 +387,10 @@ int mlx4_ib_post_recv_dead(struct mlx4_ib_qp *qp, const struct ib_recv_wr *wr,
 void mlx4_ib_catas_flush_work(struct work_struct *work);
 
 /* qp.c */
+/* xrcd.c */
+struct ib_xrcd *mlx4_ib_alloc_xrcd(struct ib_device *ibdev, struct ib_udata *udata);
+int mlx4_ib_dealloc_xrcd(struct ib_xrcd *xrcd, struct ib_udata *udata);
+
 struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 				struct ib_udata *udata);
 int mlx4_ib_destroy_qp(struct ib_qp *qp);
@@ -415,6 +451,7 @@ int mlx4_ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
 int mlx4_ib_destroy_srq(struct ib_srq *srq);
 int mlx4_ib_post_srq_recv(struct ib_srq *srq, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr);
+struct mlx4_ib_srq *mlx4_ib_srq_lookup(struct mlx4_ib_dev *dev, u32 srqn);
 void mlx4_ib_free_srq_wqe(struct mlx4_ib_srq *srq, int wqe_index);
 
 /* mcg.c */

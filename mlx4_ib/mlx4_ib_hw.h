@@ -21,6 +21,7 @@ enum {
 	MLX4_HW_ST_RC		= 0x0,
 	MLX4_HW_ST_UC		= 0x1,
 	MLX4_HW_ST_UD		= 0x3,
+	MLX4_HW_ST_XRC		= 0x6,
 	MLX4_HW_ST_MLX		= 0x7,	/* QP0/QP1: the driver builds the headers */
 };
 

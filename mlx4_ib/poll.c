@@ -173,8 +173,15 @@ static int mlx4_ib_poll_one(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
 			wq->tail += (u16)(wqe_ctr - (u16)wq->tail);
 		wc->wr_id = wq->wrid[wq->tail & (wq->wqe_cnt - 1)];
 		WRITE_ONCE(wq->tail, wq->tail + 1);
-	} else if (qp->ibqp.srq) {
-		srq = to_msrq(qp->ibqp.srq);
+	} else if (qp->ibqp.srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		/* an XRC receive names its SRQ where others have the source QP */
+		srq = qp->ibqp.srq ? to_msrq(qp->ibqp.srq) :
+			mlx4_ib_srq_lookup(dev, be32_to_cpu(cqe->g_mlpath_rqpn) & 0xffffff);
+		if (unlikely(!srq)) {
+			mlx4_ib_warn_rl(dev, "CQ 0x%x: XRC receive CQE for unknown SRQ dropped\n",
+					cq->mcq.cqn);
+			return 1;
+		}
 		wc->wr_id = srq->wrid[wqe_ctr & (srq->msrq.max - 1)];
 		mlx4_ib_free_srq_wqe(srq, wqe_ctr);
 	} else {

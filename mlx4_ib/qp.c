@@ -19,6 +19,7 @@ static int mlx4_ib_send_overhead(enum ib_qp_type type)
 	case IB_QPT_UD:
 		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_datagram_seg);
 	case IB_QPT_RC:
+	case IB_QPT_XRC_INI:
 		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_raddr_seg) +
 		       sizeof(struct mlx4_hw_atomic_seg);
 	case IB_QPT_UC:
@@ -267,12 +268,24 @@ static int mlx4_ib_check_create(struct mlx4_ib_dev *dev, struct ib_qp_init_attr 
 		if (attr->srq)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_TGT:
+		if (!(flags & MLX4_DEV_CAP_FLAG_XRC))
+			return -EOPNOTSUPP;
+		if (!attr->xrcd || attr->srq)
+			return -EINVAL;
+		return attr->create_flags ? -EOPNOTSUPP : 0;
+	case IB_QPT_XRC_INI:
+		if (!(flags & MLX4_DEV_CAP_FLAG_XRC))
+			return -EOPNOTSUPP;
+		if (attr->srq)
+			return -EINVAL;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
 	if (attr->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
 		return -EOPNOTSUPP;
-	if (!attr->send_cq || (!attr->recv_cq && !attr->srq))
+	if (!attr->send_cq || (!attr->recv_cq && !attr->srq && attr->qp_type != IB_QPT_XRC_INI))
 		return -EINVAL;
 	return 0;
 }
@@ -282,8 +295,11 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 {
 	struct mlx4_ib_dev *dev = to_mdev(pd->device);
 	bool sqp = attr->qp_type == IB_QPT_SMI || attr->qp_type == IB_QPT_GSI;
+	bool xrc = attr->qp_type == IB_QPT_XRC_INI || attr->qp_type == IB_QPT_XRC_TGT;
+	struct mlx4_ib_xrcd *xrcd = NULL;
 	struct mlx4_ib_qp *qp;
 	int qpn = 0, err;
+	u32 key;
 
 	if (udata) {
 		mlx4_ib_warn_rl(dev, "create_qp: user QPs are not supported yet\n");
@@ -307,7 +323,24 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	spin_lock_init(&qp->rq.lock);
 	qp->state = IB_QPS_RESET;
 	qp->is_sqp = sqp;
-	qp->has_rq = !attr->srq;
+	/*
+	 * An XRC target's PD and CQ are its domain's; an initiator completes
+	 * only sends, on its send CQ (ib_core reads attr's CQs back, as
+	 * upstream's mlx4 has it)
+	 */
+	if (attr->qp_type == IB_QPT_XRC_TGT) {
+		xrcd = to_mxrcd(attr->xrcd);
+		qp->xrcdn = xrcd->xrcdn;
+		attr->send_cq = xrcd->cq;
+		qp->pdn = to_mpd(xrcd->pd)->pdn;
+	} else {
+		qp->pdn = to_mpd(pd)->pdn;
+	}
+	if (xrc)
+		attr->recv_cq = attr->send_cq;
+	qp->scq = to_mcq(attr->send_cq);
+	qp->rcq = attr->recv_cq ? to_mcq(attr->recv_cq) : qp->scq;
+	qp->has_rq = !attr->srq && !xrc;
 	qp->sq_signal_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->block_mcast_loopback =
 		!!(attr->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
@@ -343,8 +376,13 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 			goto err_buf;
 	}
 
-	/* one QP per number: a second QP0/QP1 of a port fails here */
-	err = xa_insert_irq(&dev->qps, qpn, qp, GFP_KERNEL);
+	/*
+	 * one QP per number: a second QP0/QP1 of a port fails here.  An XRC
+	 * target is known by its number with bit 23 set (commands, events,
+	 * CQEs and the consumer's qp_num), as upstream's mlx4 has it.
+	 */
+	key = qpn | (attr->qp_type == IB_QPT_XRC_TGT ? MLX4_IB_XRC_TGT_QPN_BIT : 0);
+	err = xa_insert_irq(&dev->qps, key, qp, GFP_KERNEL);
 	if (err)
 		goto err_qpn;
 
@@ -352,11 +390,11 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	err = mlx4_qp_alloc(dev->dev, qpn, &qp->mqp);
 	if (err)
 		goto err_xa;
+	qp->mqp.qpn = key;
 
 	mlx4_ib_qp_reset_queues(qp);
-	mlx4_ib_qp_link(dev, qp, to_mcq(attr->send_cq),
-			attr->recv_cq ? to_mcq(attr->recv_cq) : to_mcq(attr->send_cq));
-	qp->ibqp.qp_num = sqp ? (attr->qp_type == IB_QPT_GSI ? 1 : 0) : qpn;
+	mlx4_ib_qp_link(dev, qp, qp->scq, qp->rcq);
+	qp->ibqp.qp_num = sqp ? (attr->qp_type == IB_QPT_GSI ? 1 : 0) : key;
 	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.port = sqp ? attr->port_num : 0;
 	if (attr->qp_type == IB_QPT_GSI)
@@ -365,7 +403,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	return &qp->ibqp;
 
 err_xa:
-	xa_erase_irq(&dev->qps, qpn);
+	xa_erase_irq(&dev->qps, key);
 err_qpn:
 	if (!sqp)
 		mlx4_qp_release_range(dev->dev, qpn, 1);
@@ -385,8 +423,8 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 {
 	struct mlx4_ib_qp *qp = to_mqp(ibqp);
 	struct mlx4_ib_dev *dev = qp->dev;
-	struct mlx4_ib_cq *scq = to_mcq(ibqp->send_cq);
-	struct mlx4_ib_cq *rcq = ibqp->recv_cq ? to_mcq(ibqp->recv_cq) : scq;
+	struct mlx4_ib_cq *scq = qp->scq;
+	struct mlx4_ib_cq *rcq = qp->rcq;
 	struct mlx4_ib_srq *srq = ibqp->srq ? to_msrq(ibqp->srq) : NULL;
 	unsigned long flags, cq_flags;
 	void *context;
@@ -426,7 +464,7 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 
 	mlx4_qp_free(dev->dev, &qp->mqp);
 	if (!qp->is_sqp)
-		mlx4_qp_release_range(dev->dev, qpn, 1);
+		mlx4_qp_release_range(dev->dev, qpn & ~MLX4_IB_XRC_TGT_QPN_BIT, 1);
 	mlx4_ib_free_qp_buf(dev, qp);
 	if (qp->has_rq)
 		mlx4_db_free(dev->dev, &qp->db);

@@ -53,6 +53,20 @@ static enum ib_qp_state mlx4_ib_from_hw_state(u32 state)
 	}
 }
 
+/* RC, UC and the XRC QPs: a path and a remote QP */
+static bool mlx4_ib_qp_connected(struct mlx4_ib_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static u32 mlx4_ib_service_type(enum ib_qp_type type)
 {
 	switch (type) {
@@ -62,6 +76,9 @@ static u32 mlx4_ib_service_type(enum ib_qp_type type)
 		return MLX4_HW_ST_UC;
 	case IB_QPT_UD:
 		return MLX4_HW_ST_UD;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return MLX4_HW_ST_XRC;
 	default:
 		return MLX4_HW_ST_MLX;
 	}
@@ -158,7 +175,7 @@ static int mlx4_ib_fill_attrs(struct mlx4_ib_qp *qp, const struct ib_qp_attr *at
 		ctx->flags |= cpu_to_be32(MLX4_HW_PM_MIGRATED << 11);
 	}
 
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+	if (mlx4_ib_qp_connected(qp)) {
 		if (mask & IB_QP_PATH_MTU) {
 			if (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096)
 				return -EINVAL;
@@ -259,19 +276,19 @@ static void mlx4_ib_build_context(struct mlx4_ib_qp *qp, enum ib_qp_state cur,
 
 	ctx->flags |= cpu_to_be32(mlx4_ib_to_hw_state(new) << 28 |
 				  mlx4_ib_service_type(qp->ibqp.qp_type) << 16);
-	ctx->pd = cpu_to_be32(to_mpd(qp->ibqp.pd)->pdn);
+	ctx->pd = cpu_to_be32(qp->pdn);
 	if (qp->has_rq)
 		ctx->rq_size_stride = ilog2(qp->rq.wqe_cnt) << 3 | (qp->rq.wqe_shift - 4);
 	ctx->sq_size_stride = ilog2(qp->sq.wqe_cnt) << 3 | (qp->sq.wqe_shift - 4);
 	ctx->usr_page = cpu_to_be32(dev->uar->index);
-	ctx->cqn_send = cpu_to_be32(to_mcq(qp->ibqp.send_cq)->mcq.cqn);
-	ctx->cqn_recv = cpu_to_be32(to_mcq(qp->ibqp.recv_cq ? qp->ibqp.recv_cq :
-					   qp->ibqp.send_cq)->mcq.cqn);
+	ctx->cqn_send = cpu_to_be32(qp->scq->mcq.cqn);
+	ctx->cqn_recv = cpu_to_be32(qp->rcq->mcq.cqn);
 	if (qp->ibqp.srq) {
 		ctx->params2 |= cpu_to_be32(MLX4_HW_PARAMS2_RIC);
 		ctx->srqn = cpu_to_be32(BIT(24) | to_msrq(qp->ibqp.srq)->msrq.srqn);
 	}
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
+		ctx->xrcd = cpu_to_be32(qp->xrcdn);
 		if (qp->has_rq)
 			ctx->db_rec_addr = cpu_to_be64(qp->db.dma);
 		mtt_addr = mlx4_mtt_addr(dev->dev, &qp->mtt);
@@ -302,8 +319,8 @@ static void mlx4_ib_commit(struct mlx4_ib_qp *qp, const struct ib_qp_attr *attr,
 
 static void mlx4_ib_qp_to_reset(struct mlx4_ib_qp *qp)
 {
-	struct mlx4_ib_cq *scq = to_mcq(qp->ibqp.send_cq);
-	struct mlx4_ib_cq *rcq = qp->ibqp.recv_cq ? to_mcq(qp->ibqp.recv_cq) : scq;
+	struct mlx4_ib_cq *scq = qp->scq;
+	struct mlx4_ib_cq *rcq = qp->rcq;
 	struct mlx4_ib_srq *srq = qp->ibqp.srq ? to_msrq(qp->ibqp.srq) : NULL;
 	unsigned long flags;
 
@@ -480,7 +497,7 @@ static int mlx4_ib_read_context(struct mlx4_ib_qp *qp, struct ib_qp_attr *attr)
 		(params2 & MLX4_HW_PARAMS2_RRE ? IB_ACCESS_REMOTE_READ : 0) |
 		(params2 & MLX4_HW_PARAMS2_RWE ? IB_ACCESS_REMOTE_WRITE : 0) |
 		(params2 & MLX4_HW_PARAMS2_RAE ? IB_ACCESS_REMOTE_ATOMIC : 0);
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC) {
+	if (mlx4_ib_qp_connected(qp)) {
 		mlx4_ib_path_to_ah(qp->dev, &ctx->pri_path, &attr->ah_attr);
 		mlx4_ib_path_to_ah(qp->dev, &ctx->alt_path, &attr->alt_ah_attr);
 		attr->alt_pkey_index = ctx->alt_path.pkey_index & 0x7f;

@@ -56,11 +56,13 @@ int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr)
 		attr->device_cap_flags |= caps->bmme_flags & MLX4_BMME_FLAG_WIN_TYPE_2B ?
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B :
 					  IB_DEVICE_MEM_WINDOW_TYPE_2A;
+	if (caps->flags & MLX4_DEV_CAP_FLAG_XRC)
+		attr->device_cap_flags |= IB_DEVICE_XRC;
 	/*
 	 * Upstream mlx4's query_device bit by bit, each bit once it works
 	 * here (docs/kernel-api.md, decision 8 and 3.7): the QP create flag,
-	 * fast registration and memory windows work; not (yet) APM, UD
-	 * checksums and TSO, the reserved lkey, XRC, masked atomics, and no
+	 * fast registration, memory windows and XRC work; not (yet) APM, UD
+	 * checksums and TSO, the reserved lkey, masked atomics, and no
 	 * RAW_IP_CSUM, which upstream sets always: we have no raw packet QPs.
 	 */
 	attr->kernel_cap_flags = IBK_BLOCK_MULTICAST_LOOPBACK;

@@ -47,11 +47,18 @@ struct ib_srq *mlx4_ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *att
 	struct mlx4_hw_srq_next_seg *next;
 	struct mlx4_hw_data_seg *scat;
 	struct mlx4_ib_srq *srq;
+	u32 cqn = 0, xrcdn = caps->reserved_xrcds;
 	int desc, i, j, err;
 
 	if (udata)
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!(caps->flags & MLX4_DEV_CAP_FLAG_SRQ) || attr->srq_type != IB_SRQT_BASIC ||
+	if (attr->srq_type != IB_SRQT_BASIC && attr->srq_type != IB_SRQT_XRC)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (attr->srq_type == IB_SRQT_XRC) {
+		cqn = to_mcq(attr->ext.cq)->mcq.cqn;
+		xrcdn = to_mxrcd(attr->ext.xrc.xrcd)->xrcdn;
+	}
+	if (!(caps->flags & MLX4_DEV_CAP_FLAG_SRQ) ||
 	    !attr->attr.max_wr || attr->attr.max_wr >= caps->max_srq_wqes ||
 	    attr->attr.max_sge > caps->max_srq_sge) {
 		mlx4_ib_warn_rl(dev, "create_srq: %u WRs, %u SGEs not supported\n",
@@ -105,14 +112,23 @@ struct ib_srq *mlx4_ib_create_srq(struct ib_pd *pd, struct ib_srq_init_attr *att
 	}
 
 	srq->msrq.event = mlx4_ib_srq_event;
-	err = mlx4_srq_alloc(dev->dev, to_mpd(pd)->pdn, &srq->mtt, srq->db.dma, &srq->msrq);
+	err = mlx4_srq_alloc(dev->dev, to_mpd(pd)->pdn, cqn, xrcdn, &srq->mtt, srq->db.dma,
+			     &srq->msrq);
 	if (err)
 		goto err_wrid;
+	srq->ibsrq.ext.xrc.srq_num = srq->msrq.srqn;
+	if (attr->srq_type == IB_SRQT_XRC) {
+		err = xa_insert_irq(&dev->xrc_srqs, srq->msrq.srqn, srq, GFP_KERNEL);
+		if (err)
+			goto err_msrq;
+	}
 
 	attr->attr.max_wr = srq->msrq.max - 1;
 	attr->attr.max_sge = srq->max_gs;
 	return &srq->ibsrq;
 
+err_msrq:
+	mlx4_srq_free(dev->dev, &srq->msrq);
 err_wrid:
 	kvfree(srq->wrid);
 err_mtt:
@@ -170,7 +186,18 @@ int mlx4_ib_destroy_srq(struct ib_srq *ibsrq)
 {
 	struct mlx4_ib_srq *srq = to_msrq(ibsrq);
 	struct mlx4_ib_dev *dev = srq->dev;
+	struct mlx4_ib_cq *cq;
+	unsigned long flags;
 
+	if (ibsrq->srq_type == IB_SRQT_XRC) {
+		/* a poller of its CQ finds the SRQ whole, or not at all */
+		cq = to_mcq(ibsrq->ext.cq);
+		spin_lock_irqsave(&cq->lock, flags);
+		xa_lock(&dev->xrc_srqs);
+		__xa_erase(&dev->xrc_srqs, srq->msrq.srqn);
+		xa_unlock(&dev->xrc_srqs);
+		spin_unlock_irqrestore(&cq->lock, flags);
+	}
 	mlx4_srq_free(dev->dev, &srq->msrq);
 	kvfree(srq->wrid);
 	mlx4_mtt_cleanup(dev->dev, &srq->mtt);
@@ -178,6 +205,12 @@ int mlx4_ib_destroy_srq(struct ib_srq *ibsrq)
 	mlx4_db_free(dev->dev, &srq->db);
 	kfree(srq);
 	return 0;
+}
+
+/* [any] under the SRQ's CQ lock: the XRC SRQ by its number, or NULL */
+struct mlx4_ib_srq *mlx4_ib_srq_lookup(struct mlx4_ib_dev *dev, u32 srqn)
+{
+	return xa_load(&dev->xrc_srqs, srqn);
 }
 
 /* [any] A consumed WQE goes back to the end of the free list. */

@@ -22,6 +22,8 @@
 #include <linux/io.h>
 #include <linux/string.h>
 
+#include <ibstack/ext.h>
+
 #include "mlx4_ib.h"
 
 static void *mlx4_ib_get_send_wqe(struct mlx4_ib_qp *qp, unsigned int n)
@@ -156,6 +158,12 @@ static int mlx4_ib_wqe_opcode(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	bool atomics = qp->dev->dev->caps.flags & MLX4_DEV_CAP_FLAG_ATOMIC;
+
+	/* an XRC initiator sends as an RC requester; a target sends nothing */
+	if (type == IB_QPT_XRC_TGT)
+		return -EINVAL;
+	if (type == IB_QPT_XRC_INI)
+		type = IB_QPT_RC;
 
 	switch (wr->opcode) {
 	case IB_WR_SEND:
@@ -321,6 +329,9 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		srcrb |= MLX4_HW_CTRL_CQ_UPDATE;
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		srcrb |= MLX4_HW_CTRL_SOLICITED;
+	/* the XRC SRQ the target takes the receive from (<ibstack/ext.h>) */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		srcrb |= ibstack_xrc_wr(wr)->remote_srqn << 8;
 	ctrl->srcrb_flags = cpu_to_be32(srcrb);
 	if (opcode == MLX4_HW_OPCODE_SEND_IMM || opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM)
 		ctrl->imm = wr->ex.imm_data;
@@ -363,7 +374,7 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	ind = qp->sq.head;
 	for (; wr; wr = wr->next, nreq++) {
-		if (mlx4_ib_wq_overflow(&qp->sq, nreq, to_mcq(ibqp->send_cq))) {
+		if (mlx4_ib_wq_overflow(&qp->sq, nreq, qp->scq)) {
 			err = -ENOMEM;
 			goto bad;
 		}
@@ -453,7 +464,7 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	ind = qp->rq.head;
 	for (; wr; wr = wr->next, nreq++) {
-		if (mlx4_ib_wq_overflow(&qp->rq, nreq, to_mcq(ibqp->recv_cq))) {
+		if (mlx4_ib_wq_overflow(&qp->rq, nreq, qp->rcq)) {
 			err = -ENOMEM;
 			goto bad;
 		}

@@ -65,6 +65,25 @@ static inline const struct ibstack_bind_mw_wr *ibstack_bind_mw_wr(const struct i
 	return container_of(wr, struct ibstack_bind_mw_wr, wr);
 }
 
+/*
+ * A send on an XRC initiator QP (IB_QPT_XRC_INI) names the XRC SRQ of the
+ * target's domain that takes the receive (its ib_srq's ext.xrc.srq_num).
+ * Linux 6.1's ib_send_wr has no field for it (its XRC sends come from user
+ * space), so for tests every work request posted on an XRC initiator must
+ * be the wr.wr of one of these: SEND and SEND_WITH_IMM fill wr.wr,
+ * RDMA_WRITE(_WITH_IMM) and RDMA_READ also remote_addr and rkey.  mlx4_ib
+ * reads remote_srqn for XRC initiators only; no other driver reads it.
+ */
+struct ibstack_xrc_wr {
+	struct ib_rdma_wr	wr;
+	u32			remote_srqn;
+};
+
+static inline const struct ibstack_xrc_wr *ibstack_xrc_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct ibstack_xrc_wr, wr.wr);
+}
+
 /* [any] "DOWN", "ACTIVE", ... as the port's sysfs state file shows it */
 const char *ibstack_port_state_str(enum ib_port_state state);
 

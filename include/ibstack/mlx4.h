@@ -54,6 +54,9 @@ struct mlx4_caps {
 	int	max_srq_wqes;
 	int	max_srq_sge;
 	int	reserved_srqs;
+	/* XRC domains (0 without MLX4_DEV_CAP_FLAG_XRC); a plain SRQ's is reserved_xrcds */
+	int	reserved_xrcds;
+	int	max_xrcds;
 	int	num_cqs;
 	int	max_cqes;
 	int	reserved_cqs;
@@ -289,6 +292,9 @@ int mlx4_buf_write_mtt(struct mlx4_dev *dev, struct mlx4_mtt *mtt, struct mlx4_b
 
 int mlx4_pd_alloc(struct mlx4_dev *dev, u32 *pdn);
 void mlx4_pd_free(struct mlx4_dev *dev, u32 pdn);
+/* [any] XRC domain numbers: software only, no firmware command */
+int mlx4_xrcd_alloc(struct mlx4_dev *dev, u32 *xrcdn);
+void mlx4_xrcd_free(struct mlx4_dev *dev, u32 xrcdn);
 
 /* MPT access bits */
 enum {
@@ -468,8 +474,12 @@ struct mlx4_srq {
 	struct completion free;
 };
 
-int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, struct mlx4_mtt *mtt, u64 db_rec,
-		   struct mlx4_srq *srq);
+/*
+ * [sleep] An SRQ: a plain one passes cqn 0 and xrcd caps.reserved_xrcds, an
+ * XRC one its domain and the CQ its receives complete on.
+ */
+int mlx4_srq_alloc(struct mlx4_dev *dev, u32 pdn, u32 cqn, u16 xrcd,
+		   struct mlx4_mtt *mtt, u64 db_rec, struct mlx4_srq *srq);
 void mlx4_srq_free(struct mlx4_dev *dev, struct mlx4_srq *srq);
 /* arm the limit event at limit_watermark WQEs (0 disarms) */
 int mlx4_srq_arm(struct mlx4_dev *dev, struct mlx4_srq *srq, int limit_watermark);

@@ -660,7 +660,7 @@ enum ib_cq_notify_flags {
 	IB_CQ_REPORT_MISSED_EVENTS = BIT(2),
 };
 
-/* SRQ types; we implement BASIC (XRC with issue 13's step S3D) */
+/* SRQ types; we implement BASIC and XRC */
 enum ib_srq_type {
 	IB_SRQT_BASIC = 0,
 	IB_SRQT_XRC = 1,
@@ -673,7 +673,19 @@ static inline bool ib_srq_has_cq(enum ib_srq_type srq_type)
 	return srq_type == IB_SRQT_XRC || srq_type == IB_SRQT_TM;
 }
 
-struct ib_xrcd;
+/*
+ * An XRC domain: XRC SRQs and XRC target QPs belong to one.  usecnt counts
+ * them (ib_dealloc_xrcd_user() refuses while > 0); tgt_qps maps the numbers
+ * of the domain's target QPs to the QPs, for ib_open_qp(), under
+ * tgt_qps_rwsem.  Kernel callers have no inode.
+ */
+struct ib_xrcd {
+	struct ib_device	*device;
+	atomic_t		usecnt;
+	struct inode		*inode;
+	struct rw_semaphore	tgt_qps_rwsem;
+	struct xarray		tgt_qps;
+};
 
 enum ib_srq_attr_mask {
 	IB_SRQ_MAX_WR = BIT(0),
@@ -931,6 +943,14 @@ struct ib_qp_init_attr {
 	u32			port_num;	/* special QPs only */
 	struct ib_rwq_ind_table	*rwq_ind_tbl;	/* RSS only: NULL */
 	u32			source_qpn;	/* IB_QP_CREATE_SOURCE_QPN only */
+};
+
+/* ib_open_qp(): another handle on an XRC target QP of a domain */
+struct ib_qp_open_attr {
+	void			(*event_handler)(struct ib_event *event, void *ctx);
+	void			*qp_context;
+	u32			qp_num;
+	enum ib_qp_type		qp_type;	/* IB_QPT_XRC_TGT */
 };
 
 enum ib_qp_state {
@@ -1456,7 +1476,8 @@ struct ib_device_ops {
 	 */
 	int (*alloc_mw)(struct ib_mw *mw, struct ib_udata *udata);
 	int (*dealloc_mw)(struct ib_mw *mw);
-	int (*alloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
+	/* the driver allocates the domain; ib_core fills the members of ib_xrcd */
+	struct ib_xrcd *(*alloc_xrcd)(struct ib_device *dev, struct ib_udata *udata);
 	int (*dealloc_xrcd)(struct ib_xrcd *xrcd, struct ib_udata *udata);
 	struct ib_cq *(*create_cq)(struct ib_device *dev, const struct ib_cq_init_attr *attr,
 				   struct ib_udata *udata);
@@ -1618,6 +1639,11 @@ struct ib_device {
 	 */
 	spinlock_t			cq_pools_lock;
 	struct list_head		cq_pools[IB_POLL_LAST_POOL_TYPE + 1];
+	/*
+	 * the open_list of every XRC target QP (xrc.c): its handles, walked by
+	 * the event fan-out from the driver's event context, so irqsave
+	 */
+	spinlock_t			qp_open_list_lock;
 	unsigned int			reg_state;	/* core_priv.h */
 	struct list_head		core_list;	/* ib_core's device list */
 	struct xarray			client_data;	/* client id -> client data */
@@ -2122,6 +2148,25 @@ static inline struct ib_qp *ib_create_qp(struct ib_pd *pd, struct ib_qp_init_att
 {
 	return ib_create_qp_kernel(pd, init_attr, KBUILD_MODNAME);
 }
+
+/*
+ * [sleep] XRC (core/xrc.c).  A domain, -EOPNOTSUPP on a device without
+ * XRC; kernel callers pass a NULL inode and udata.  Deallocation refuses
+ * with -EBUSY while XRC SRQs or target QPs belong to the domain.
+ */
+struct ib_xrcd *ib_alloc_xrcd_user(struct ib_device *device, struct inode *inode,
+				   struct ib_udata *udata);
+int ib_dealloc_xrcd_user(struct ib_xrcd *xrcd, struct ib_udata *udata);
+
+/*
+ * [sleep] A new handle on the domain's XRC target QP qp_num (-EINVAL if the
+ * domain has none or the type is not IB_QPT_XRC_TGT): the QP's events reach
+ * every handle's event_handler; ib_close_qp() releases the handle (-EINVAL
+ * for a QP that is not an opened handle), ib_destroy_qp() too and destroys
+ * the QP with its last handle.
+ */
+struct ib_qp *ib_open_qp(struct ib_xrcd *xrcd, struct ib_qp_open_attr *qp_open_attr);
+int ib_close_qp(struct ib_qp *qp);
 
 /* -EINVAL for a transition or mask the IBA does not allow */
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);

@@ -359,6 +359,9 @@ int kv_case_mw_type1(struct kv_self *s);
 int kv_case_mw_type2(struct kv_self *s);
 int kv_case_mw_dealloc(struct kv_self *s);
 int kv_case_mw_caps(struct kv_self *s);
+/* kverbs_xrc.c */
+int kv_case_xrc_domain(struct kv_self *s);
+int kv_case_xrc_send(struct kv_self *s);
 int kv_case_cq_poll_ctx(struct kv_self *s);
 int kv_case_cq_flood(struct kv_self *s);
 int kv_case_cq_direct(struct kv_self *s);

@@ -345,6 +345,8 @@ static const struct kv_case kv_cases[] = {
 	{ "mw-type2", kv_case_mw_type2 },
 	{ "mw-dealloc", kv_case_mw_dealloc },
 	{ "mw-caps", kv_case_mw_caps },
+	{ "xrc-domain", kv_case_xrc_domain },
+	{ "xrc-send", kv_case_xrc_send },
 	{ "cq-poll-ctx", kv_case_cq_poll_ctx },
 	{ "cq-flood", kv_case_cq_flood },
 	{ "cq-direct", kv_case_cq_direct },
