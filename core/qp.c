@@ -252,6 +252,9 @@ int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		IB_CORE_RATELIMITED("no QP or attribute buffers\n");
 		return -EINVAL;
 	}
+	/* as 6.1's: the paths' GID attributes are not reported (no reference) */
+	attr->ah_attr.grh.sgid_attr = NULL;
+	attr->alt_ah_attr.grh.sgid_attr = NULL;
 	if (!qp->device->ops.query_qp)
 		return -EOPNOTSUPP;
 	return qp->device->ops.query_qp(qp->real_qp, attr, mask, init_attr);

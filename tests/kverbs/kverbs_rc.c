@@ -44,6 +44,9 @@ int kv_case_rc_connect(struct kv_self *s)
 		return ret;
 	memset(&a, 0, sizeof(a));
 	memset(&ia, 0, sizeof(ia));
+	/* 6.1's ib_query_qp reports no GID attribute (and holds none) */
+	a.ah_attr.grh.sgid_attr = ERR_PTR(-EFAULT);
+	a.alt_ah_attr.grh.sgid_attr = ERR_PTR(-EFAULT);
 	ret = ib_query_qp(p.a.qp, &a, IB_QP_STATE | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 			  IB_QP_RQ_PSN | IB_QP_SQ_PSN | IB_QP_AV | IB_QP_PORT |
 			  IB_QP_ACCESS_FLAGS | IB_QP_CAP | IB_QP_MAX_QP_RD_ATOMIC |
@@ -66,6 +69,9 @@ int kv_case_rc_connect(struct kv_self *s)
 		 rdma_ah_get_dlid(&a.ah_attr) != r->lid[2])
 		ret = kv_fail(r, "AV type %d dlid %u, want IB %u", a.ah_attr.type,
 			      rdma_ah_get_dlid(&a.ah_attr), r->lid[2]);
+	else if (a.ah_attr.grh.sgid_attr || a.alt_ah_attr.grh.sgid_attr)
+		ret = kv_fail(r, "query left GID attributes %p/%p, want NULL",
+			      a.ah_attr.grh.sgid_attr, a.alt_ah_attr.grh.sgid_attr);
 	else if (a.port_num != 1 && a.ah_attr.port_num != 1)
 		ret = kv_fail(r, "port %u/%u, want 1", a.port_num, a.ah_attr.port_num);
 	else if (!(a.qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
