@@ -128,28 +128,39 @@ static void mlx4_ib_dead_posted(struct mlx4_ib_qp *qp, struct mlx4_ib_wq *wq, in
 }
 
 /*
+ * One work request of a post on a dead card: its gather list checked and
+ * its wr_id recorded as the queue's request nreq of this post, or -EINVAL
+ * / -ENOMEM (no room, in the queue or in its CQ).
+ */
+static int mlx4_ib_dead_take(struct mlx4_ib_wq *wq, struct mlx4_ib_cq *cq, int nreq,
+			     int num_sge, u64 wr_id)
+{
+	if (num_sge < 0 || num_sge > wq->max_gs)
+		return -EINVAL;
+	if (!mlx4_ib_dead_room(wq, nreq, cq))
+		return -ENOMEM;
+	wq->wrid[(wq->head + nreq) & (wq->wqe_cnt - 1)] = wr_id;
+	return 0;
+}
+
+/*
  * [any] post_send on a dead card (the caller holds the SQ's lock): the
  * work requests' wr_ids are recorded, nothing reaches the card.
  */
 int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 			   const struct ib_send_wr **bad_wr)
 {
-	struct mlx4_ib_cq *cq = qp->scq;
 	int nreq = 0, err;
 
 	lockdep_assert_held(&qp->sq.lock);
 
 	err = mlx4_ib_dead_state(qp, "post_send");
 	for (; wr && !err; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_gs)
-			err = -EINVAL;
-		else if (!mlx4_ib_dead_room(&qp->sq, nreq, cq))
-			err = -ENOMEM;
-		if (err) {
+		err = mlx4_ib_dead_take(&qp->sq, qp->scq, nreq, wr->num_sge, wr->wr_id);
+		if (err)
 			*bad_wr = wr;
-			break;
-		}
-		qp->sq.wrid[(qp->sq.head + nreq++) & (qp->sq.wqe_cnt - 1)] = wr->wr_id;
+		else
+			nreq++;
 	}
 	mlx4_ib_dead_posted(qp, &qp->sq, nreq);
 	return err;
@@ -159,22 +170,17 @@ int mlx4_ib_post_send_dead(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 int mlx4_ib_post_recv_dead(struct mlx4_ib_qp *qp, const struct ib_recv_wr *wr,
 			   const struct ib_recv_wr **bad_wr)
 {
-	struct mlx4_ib_cq *cq = qp->rcq;
 	int nreq = 0, err;
 
 	lockdep_assert_held(&qp->rq.lock);
 
 	err = mlx4_ib_dead_state(qp, "post_recv");
 	for (; wr && !err; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_gs)
-			err = -EINVAL;
-		else if (!mlx4_ib_dead_room(&qp->rq, nreq, cq))
-			err = -ENOMEM;
-		if (err) {
+		err = mlx4_ib_dead_take(&qp->rq, qp->rcq, nreq, wr->num_sge, wr->wr_id);
+		if (err)
 			*bad_wr = wr;
-			break;
-		}
-		qp->rq.wrid[(qp->rq.head + nreq++) & (qp->rq.wqe_cnt - 1)] = wr->wr_id;
+		else
+			nreq++;
 	}
 	mlx4_ib_dead_posted(qp, &qp->rq, nreq);
 	return err;
