@@ -208,6 +208,8 @@ int mlx4_QUERY_DEV_CAP(struct mlx4_priv *priv)
 	c->local_ca_ack_delay = get8(o, 0x35) & 0x1f;
 	c->num_ports = get8(o, 0x37) & 0xf;
 	c->max_msg_sz = 1U << (get8(o, 0x38) & 0x1f);
+	/* the largest LSO message, a log; 0 when the card has no LSO */
+	c->max_gso_sz = get8(o, 0x2d) & 0x1f ? 1U << (get8(o, 0x2d) & 0x1f) : 0;
 	c->stat_rate_support = get16(o, 0x3c);
 	c->flags = get64(o, 0x40);
 	c->reserved_uars = get8(o, 0x48) >> 4;

@@ -65,6 +65,7 @@ static void mlx4_fill_caps(struct mlx4_priv *priv)
 	caps->device_id = pdev->device;
 	caps->hw_rev = pdev->revision;
 	caps->max_msg_sz = c->max_msg_sz;
+	caps->max_gso_sz = c->max_gso_sz;
 }
 
 static int mlx4_query_hca(struct mlx4_priv *priv)

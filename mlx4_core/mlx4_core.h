@@ -162,6 +162,7 @@ struct mlx4_dev_cap {
 	int	local_ca_ack_delay;
 	int	num_ports;
 	u32	max_msg_sz;
+	u32	max_gso_sz;		/* 0: no LSO */
 	u16	stat_rate_support;
 	u64	flags;
 	int	reserved_uars;

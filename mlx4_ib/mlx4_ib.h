@@ -55,6 +55,8 @@ enum {
 #define MLX4_IB_SQ_MIN_WQE_SHIFT 6
 #define MLX4_IB_SQ_MAX_SPARE	(MLX4_IB_SQ_HEADROOM / 64 + 1)
 #define MLX4_IB_MAX_HEADER	72	/* LRH + GRH + BTH + DETH + ImmDt */
+#define MLX4_IB_LSO_HEADER_SPARE 128	/* an LSO QP's WQE room for the headers */
+#define MLX4_IB_CARD_REV_A0	0xa0	/* NodeInfo revision of a card without LSO */
 
 struct mlx4_ib_dev {
 	struct ib_device	ib_dev;		/* first: _ib_alloc_device() */
@@ -203,6 +205,7 @@ struct mlx4_ib_qp {
 	unsigned int		sq_spare_wqes;
 	int			max_inline_data;
 	bool			block_mcast_loopback;
+	bool			lso;		/* IB_QP_CREATE_IPOIB_UD_LSO */
 	bool			is_sqp;		/* QP0/QP1: MLX transport */
 	/* serialises modify and query; the fields below change under it */
 	struct mutex		mutex;

@@ -150,6 +150,7 @@ static inline void mlx4_hw_qpc_layout_checks(void)
 /* Send work queue entries */
 
 #define MLX4_HW_WQE_OWNER	BIT(31)		/* in owner_opcode */
+#define MLX4_HW_WQE_BLH		BIT(6)		/* in owner_opcode: LSO header > 64 bytes */
 #define MLX4_HW_WQE_STAMP	0xffffffff	/* a 64-byte line not to execute */
 #define MLX4_HW_INLINE_ALIGN	64		/* an inline segment never crosses this */
 #define MLX4_HW_INLINE_FLAG	BIT(31)		/* in an inline segment's byte count */
@@ -167,6 +168,7 @@ enum {
 	MLX4_HW_OPCODE_ATOMIC_CS	= 0x11,
 	MLX4_HW_OPCODE_ATOMIC_FA	= 0x12,
 	MLX4_HW_OPCODE_BIND_MW		= 0x18,
+	MLX4_HW_OPCODE_LSO		= 0x0e,	/* UD: the LSO segment after the datagram's */
 	MLX4_HW_OPCODE_FMR		= 0x19,	/* fast registration */
 	MLX4_HW_OPCODE_LOCAL_INVAL	= 0x1b,
 };
@@ -176,6 +178,8 @@ enum {
 	MLX4_HW_CTRL_CQ_UPDATE		= 3 << 2,
 	MLX4_HW_CTRL_SOLICITED		= BIT(1),
 	MLX4_HW_CTRL_STRONG_ORDER	= BIT(7),	/* after every earlier WQE */
+	MLX4_HW_CTRL_IP_CSUM		= BIT(4),	/* the card computes the IPv4 header's */
+	MLX4_HW_CTRL_TCP_UDP_CSUM	= BIT(5),	/* ... and the TCP or UDP checksum */
 	MLX4_HW_CTRL_FENCE		= BIT(6),	/* in fence_size */
 	MLX4_HW_CTRL_SIZE_MASK		= 0x3f,		/* in fence_size: 16-byte units */
 };
@@ -317,6 +321,11 @@ struct mlx4_hw_srq_next_seg {
 #define MLX4_HW_CQE_OPCODE_RESIZE	0x16
 #define MLX4_HW_CQE_QPN_MASK		0xffffff
 #define MLX4_HW_CQE_GRH			BIT(31)	/* in g_mlpath_rqpn */
+/* a UD receive's checksum state: status bits, and L4_CSUM in badfcs_enc */
+#define MLX4_HW_CQE_STATUS_TCP		BIT(10)
+#define MLX4_HW_CQE_STATUS_UDP		BIT(11)
+#define MLX4_HW_CQE_STATUS_IPOK		BIT(12)
+#define MLX4_HW_CQE_L4_CSUM		BIT(2)
 
 /* receive opcodes */
 enum {

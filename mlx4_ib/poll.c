@@ -60,6 +60,9 @@ static void mlx4_ib_wc_send(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 	default:
 		wc->opcode = IB_WC_SEND;
 		break;
+	case MLX4_HW_OPCODE_LSO:
+		wc->opcode = IB_WC_LSO;
+		break;
 	case MLX4_HW_OPCODE_FMR:
 		wc->opcode = IB_WC_REG_MR;
 		break;
@@ -82,6 +85,21 @@ static void mlx4_ib_wc_send(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 		wc->byte_len = 8;
 		break;
 	}
+}
+
+/*
+ * The card verified a receive's IP header and TCP/UDP checksum: the L4
+ * checksum bit, or IPOK with TCP or UDP and a folded sum of 0xffff.
+ */
+static bool mlx4_ib_csum_ok(const struct mlx4_hw_cqe *cqe)
+{
+	u16 status = be16_to_cpu(cqe->status);
+
+	if (cqe->badfcs_enc & MLX4_HW_CQE_L4_CSUM)
+		return true;
+	return (status & MLX4_HW_CQE_STATUS_IPOK) &&
+	       (status & (MLX4_HW_CQE_STATUS_TCP | MLX4_HW_CQE_STATUS_UDP)) &&
+	       cqe->checksum == cpu_to_be16(0xffff);
 }
 
 static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 op,
@@ -118,6 +136,8 @@ static void mlx4_ib_wc_recv(struct ib_wc *wc, const struct mlx4_hw_cqe *cqe, u8 
 	wc->dlid_path_bits = (g_rqpn >> 24) & 0x7f;
 	if (g_rqpn & MLX4_HW_CQE_GRH)
 		wc->wc_flags |= IB_WC_GRH;
+	if (mlx4_ib_csum_ok(cqe))
+		wc->wc_flags |= IB_WC_IP_CSUM_OK;
 	wc->port_num = qp->port;
 }
 

@@ -12,12 +12,16 @@
 
 #include "mlx4_ib.h"
 
-/* Bytes in front of the gather list of a send WQE, by QP type. */
-static int mlx4_ib_send_overhead(enum ib_qp_type type)
+/*
+ * Bytes in front of the gather list of a send WQE, by QP type; an LSO QP's
+ * UD WQEs keep room for the LSO segment (the packet headers, inline).
+ */
+static int mlx4_ib_send_overhead(enum ib_qp_type type, bool lso)
 {
 	switch (type) {
 	case IB_QPT_UD:
-		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_datagram_seg);
+		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_datagram_seg) +
+		       (lso ? MLX4_IB_LSO_HEADER_SPARE : 0);
 	case IB_QPT_RC:
 	case IB_QPT_XRC_INI:
 		return sizeof(struct mlx4_hw_ctrl_seg) + sizeof(struct mlx4_hw_raddr_seg) +
@@ -64,7 +68,7 @@ static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 	const struct mlx4_caps *caps = &dev->dev->caps;
 	int max_sg = min(caps->max_sq_sg, caps->max_rq_sg);
 	int max_desc = min(caps->max_sq_desc_sz, MLX4_HW_WQE_MAX_SIZE);
-	int overhead = mlx4_ib_send_overhead(type);
+	int overhead = mlx4_ib_send_overhead(type, qp->lso);
 	int size, spare, gs;
 
 	if (cap->max_send_wr > caps->max_wqes - MLX4_IB_SQ_MAX_SPARE ||
@@ -283,8 +287,12 @@ static int mlx4_ib_check_create(struct mlx4_ib_dev *dev, struct ib_qp_init_attr 
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (attr->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)
+	if (attr->create_flags & ~(IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK |
+				   IB_QP_CREATE_IPOIB_UD_LSO))
 		return -EOPNOTSUPP;
+	if ((attr->create_flags & IB_QP_CREATE_IPOIB_UD_LSO) &&
+	    attr->qp_type != IB_QPT_UD)
+		return -EINVAL;
 	if (!attr->send_cq || (!attr->recv_cq && !attr->srq && attr->qp_type != IB_QPT_XRC_INI))
 		return -EINVAL;
 	return 0;
@@ -344,6 +352,7 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	qp->sq_signal_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->block_mcast_loopback =
 		!!(attr->create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK);
+	qp->lso = !!(attr->create_flags & IB_QP_CREATE_IPOIB_UD_LSO);
 	if (sqp)
 		qp->port = attr->port_num;
 

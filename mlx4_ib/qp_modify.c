@@ -181,6 +181,9 @@ static int mlx4_ib_fill_attrs(struct mlx4_ib_qp *qp, const struct ib_qp_attr *at
 				return -EINVAL;
 			ctx->mtu_msgmax = attr->path_mtu << 5 | 31;
 		}
+	} else if (qp->lso && qp->dev->dev->caps.max_gso_sz) {
+		/* an LSO message may be as long as the card segments */
+		ctx->mtu_msgmax = IB_MTU_4096 << 5 | ilog2(qp->dev->dev->caps.max_gso_sz);
 	} else {
 		ctx->mtu_msgmax = IB_MTU_4096 << 5 | 12;
 	}
@@ -551,8 +554,9 @@ int mlx4_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		init_attr->sq_sig_type = qp->sq_signal_all ? IB_SIGNAL_ALL_WR :
 							     IB_SIGNAL_REQ_WR;
 		init_attr->qp_type = ibqp->qp_type;
-		init_attr->create_flags = qp->block_mcast_loopback ?
-					  IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK : 0;
+		init_attr->create_flags = (qp->block_mcast_loopback ?
+					   IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK : 0) |
+					  (qp->lso ? IB_QP_CREATE_IPOIB_UD_LSO : 0);
 		init_attr->port_num = qp->is_sqp ? qp->port : 0;
 	}
 out:

@@ -58,14 +58,21 @@ int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr)
 					  IB_DEVICE_MEM_WINDOW_TYPE_2A;
 	if (caps->flags & MLX4_DEV_CAP_FLAG_XRC)
 		attr->device_cap_flags |= IB_DEVICE_XRC;
+	/* IPoIB's offloads: checksums of UD sends and receives (wqe.c, poll.c) */
+	if (caps->flags & MLX4_DEV_CAP_FLAG_IPOIB_CSUM)
+		attr->device_cap_flags |= IB_DEVICE_UD_IP_CSUM;
 	/*
 	 * Upstream mlx4's query_device bit by bit, each bit once it works
 	 * here (docs/kernel-api.md, decision 8 and 3.7): the QP create flag,
-	 * fast registration, memory windows and XRC work; not (yet) APM, UD
-	 * checksums and TSO, the reserved lkey, masked atomics, and no
+	 * fast registration, memory windows, XRC, UD checksums and LSO work;
+	 * not (yet) APM, the reserved lkey, masked atomics, and no
 	 * RAW_IP_CSUM, which upstream sets always: we have no raw packet QPs.
 	 */
 	attr->kernel_cap_flags = IBK_BLOCK_MULTICAST_LOOPBACK;
+	/* LSO (IB_WR_LSO) needs BLH and a GSO size, and not a rev A0 card */
+	if (caps->max_gso_sz && (caps->flags & MLX4_DEV_CAP_FLAG_BLH) &&
+	    be32_to_cpup((__be32 *)(out->data + 32)) != MLX4_IB_CARD_REV_A0)
+		attr->kernel_cap_flags |= IBK_UD_TSO;
 
 	attr->vendor_id = be32_to_cpup((__be32 *)(out->data + 36)) & 0xffffff;
 	attr->vendor_part_id = caps->device_id ? caps->device_id : dev->dev->pdev->device;

@@ -170,6 +170,8 @@ static int mlx4_ib_wqe_opcode(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 		return MLX4_HW_OPCODE_SEND;
 	case IB_WR_SEND_WITH_IMM:
 		return MLX4_HW_OPCODE_SEND_IMM;
+	case IB_WR_LSO:
+		return type == IB_QPT_UD ? MLX4_HW_OPCODE_LSO : -EINVAL;
 	case IB_WR_SEND_WITH_INV:
 		return type == IB_QPT_RC ? MLX4_HW_OPCODE_SEND_INVAL : -EINVAL;
 	case IB_WR_REG_MR:
@@ -226,6 +228,27 @@ static int mlx4_ib_set_gather(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr
 	dseg = wqe + off;
 	mlx4_ib_set_gather_segs(dseg, wr->sg_list, wr->num_sge);
 	return off + wr->num_sge * sizeof(*dseg);
+}
+
+/*
+ * The LSO segment of a UD WQE at off: MSS << 16 | header length, then the
+ * packet headers the card replicates into every segment, padded to 16
+ * bytes.  Returns its size, or -EINVAL if it and the gather list do not
+ * fit the WQE (an LSO QP keeps MLX4_IB_LSO_HEADER_SPARE for it).
+ */
+static int mlx4_ib_set_lso_seg(struct mlx4_ib_qp *qp, const struct ib_ud_wr *ud,
+			       void *wqe, int off)
+{
+	__be32 *seg = wqe + off;
+	int len = ALIGN(sizeof(*seg) + ud->hlen, 16);
+
+	if (!ud->header || !ud->hlen || !ud->mss ||
+	    off + len + ud->wr.num_sge * (int)sizeof(struct mlx4_hw_data_seg) >
+	    (1 << qp->sq.wqe_shift))
+		return -EINVAL;
+	memcpy(seg + 1, ud->header, ud->hlen);
+	*seg = cpu_to_be32(ud->mss << 16 | ud->hlen);
+	return len;
 }
 
 /* An RC, UC or UD WQE except the owner bit; returns its size or -errno. */
@@ -310,6 +333,13 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 		dgram->vlan = 0;
 		memset(dgram->mac, 0, sizeof(dgram->mac));
 		off += sizeof(*dgram);
+		if (opcode == MLX4_HW_OPCODE_LSO) {
+			err = mlx4_ib_set_lso_seg(qp, ud, wqe, off);
+			if (err < 0)
+				return err;
+			off += err;
+			inline_ok = false;
+		}
 	}
 
 	if ((wr->send_flags & IB_SEND_INLINE) && !inline_ok)
@@ -332,6 +362,8 @@ static int mlx4_ib_build_wqe(struct mlx4_ib_qp *qp, const struct ib_send_wr *wr,
 	/* the XRC SRQ the target takes the receive from (<ibstack/ext.h>) */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
 		srcrb |= ibstack_xrc_wr(wr)->remote_srqn << 8;
+	if (wr->send_flags & IB_SEND_IP_CSUM)
+		srcrb |= MLX4_HW_CTRL_IP_CSUM | MLX4_HW_CTRL_TCP_UDP_CSUM;
 	ctrl->srcrb_flags = cpu_to_be32(srcrb);
 	if (opcode == MLX4_HW_OPCODE_SEND_IMM || opcode == MLX4_HW_OPCODE_RDMA_WRITE_IMM)
 		ctrl->imm = wr->ex.imm_data;
@@ -408,6 +440,10 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 				   (wr->send_flags & IB_SEND_FENCE ? MLX4_HW_CTRL_FENCE : 0);
 		/* the WQE is complete before the card may see its owner bit */
 		dma_wmb();
+		/* an LSO header beyond the first 64 bytes: BLH */
+		if (opcode == MLX4_HW_OPCODE_LSO &&
+		    ALIGN(sizeof(__be32) + ud_wr(wr)->hlen, 16) > 64)
+			opcode |= MLX4_HW_WQE_BLH;
 		ctrl->owner_opcode = cpu_to_be32(opcode |
 						 (ind & qp->sq.wqe_cnt ? MLX4_HW_WQE_OWNER : 0));
 		/* the last one's after the doorbell, for latency */

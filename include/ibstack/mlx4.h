@@ -81,6 +81,7 @@ struct mlx4_caps {
 	u32	device_id;
 	u32	hw_rev;			/* PCI revision */
 	u32	max_msg_sz;		/* bytes, from the log in QUERY_DEV_CAP */
+	u32	max_gso_sz;		/* bytes of an LSO message; 0: no LSO */
 };
 
 /* QUERY_DEV_CAP flags that mlx4_ib looks at */

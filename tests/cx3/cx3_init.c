@@ -10,6 +10,7 @@
 
 #include "cx3.h"
 #include "cx3_cmds.h"
+#include "cx3_offload.h"
 
 /* Firmware 2.42.5000, the last ConnectX-3 release */
 #define FW_MAJOR		2
@@ -28,8 +29,10 @@
 #define DEV_FLAG_UD		(1ull << 2)
 #define DEV_FLAG_XRC		(1ull << 3)
 #define DEV_FLAG_SRQ		(1ull << 6)
+#define DEV_FLAG_IPOIB_CSUM	(1ull << 7)
 #define DEV_FLAG_BAD_PKEY_CNTR	(1ull << 8)
 #define DEV_FLAG_BAD_QKEY_CNTR	(1ull << 9)
+#define DEV_FLAG_BLH		(1ull << 15)
 #define DEV_FLAG_MEM_WINDOW	(1ull << 16)
 #define DEV_FLAG_ATOMIC		(1ull << 18)
 #define DEV_FLAG_UD_AV_PORT	(1ull << 20)
@@ -112,7 +115,7 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 			 DEV_FLAG_SRQ | DEV_FLAG_BAD_PKEY_CNTR |
 			 DEV_FLAG_BAD_QKEY_CNTR | DEV_FLAG_ATOMIC |
 			 DEV_FLAG_UD_AV_PORT | DEV_FLAG_UD_MCAST | DEV_FLAG_XRC |
-			 DEV_FLAG_MEM_WINDOW;
+			 DEV_FLAG_MEM_WINDOW | DEV_FLAG_IPOIB_CSUM | DEV_FLAG_BLH;
 	uint8_t *o = cmd->outbox;
 
 	(void)dev;
@@ -135,6 +138,7 @@ uint8_t cx3_cmd_query_dev_cap(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	o[0x23] = 0;
 	o[0x29] = 4;			/* log max outstanding RDMA (requester) */
 	o[0x2b] = 4;			/* ... and responder, per QP */
+	o[0x2d] = CX3_LOG_MAX_GSO;	/* LSO (cx3_offload.c) */
 	o[0x2f] = 20;			/* log max RDMA global */
 	o[0x35] = 15;			/* local CA ACK delay */
 	o[0x37] = CX3_NUM_PORTS;

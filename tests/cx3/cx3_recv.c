@@ -13,6 +13,7 @@
 #include "cx3.h"
 #include "cx3_mcg.h"
 #include "cx3_mr.h"
+#include "cx3_offload.h"
 #include "cx3_pkt.h"
 #include "cx3_qp.h"
 #include "cx3_recv.h"
@@ -145,10 +146,12 @@ int cx3_scatter_sges(struct cx3_dev *dev, struct cx3_qp *qp,
 	return len ? SYN_LOCAL_LENGTH : 0;
 }
 
-void cx3_recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
-		  const struct rwqe *w, const struct cx3_pkt *p,
-		  uint8_t opcode, uint32_t byte_cnt, const uint8_t *imm,
-		  uint32_t src_qp, uint8_t pkey_index, uint8_t syndrome)
+/* The CQE with the offloads' checksum state (status u16 @0x10, checksum @0x1a) */
+static void recv_cqe_csum(struct cx3_dev *dev, struct cx3_qp *qp,
+			  const struct rwqe *w, const struct cx3_pkt *p,
+			  uint8_t opcode, uint32_t byte_cnt, const uint8_t *imm,
+			  uint32_t src_qp, uint8_t pkey_index, uint8_t syndrome,
+			  uint16_t status, uint16_t checksum)
 {
 	uint8_t cqe[32] = { 0 };
 	uint32_t cqn = qp->recv_cqn;
@@ -177,9 +180,20 @@ void cx3_recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
 		cqe[0x1b] = syndrome;
 		cqe[0x1f] = CQE_OPCODE_ERROR;
 	} else {
+		cx3_put16(cqe, 0x10, status);
+		cx3_put16(cqe, 0x1a, checksum);
 		cqe[0x1f] = opcode;
 	}
 	cx3_cq_push(dev, cqn, cqe, p->se);
+}
+
+void cx3_recv_cqe(struct cx3_dev *dev, struct cx3_qp *qp,
+		  const struct rwqe *w, const struct cx3_pkt *p,
+		  uint8_t opcode, uint32_t byte_cnt, const uint8_t *imm,
+		  uint32_t src_qp, uint8_t pkey_index, uint8_t syndrome)
+{
+	recv_cqe_csum(dev, qp, w, p, opcode, byte_cnt, imm, src_qp,
+		      pkey_index, syndrome, 0, 0);
 }
 
 /* The P_Key index of a packet's P_Key on this port, or -1 (a violation). */
@@ -210,6 +224,7 @@ static void deliver_ud(struct cx3_dev *dev, struct cx3_qp *qp,
 	struct rwqe w;
 	int pidx = 0, syn;
 	uint8_t op = p->opcode;
+	uint16_t status = 0, checksum = 0;
 
 	if (qp->state != CX3_QPS_RTR && qp->state != CX3_QPS_RTS &&
 	    qp->state != CX3_QPS_SQD && qp->state != CX3_QPS_SQER)
@@ -267,9 +282,12 @@ static void deliver_ud(struct cx3_dev *dev, struct cx3_qp *qp,
 	if (!syn)
 		syn = cx3_scatter_sges(dev, qp, w.sges, w.nsge, data, len,
 				       IB_GRH_BYTES);
-	cx3_recv_cqe(dev, qp, &w, p, imm ? RECV_OP_SEND_IMM : RECV_OP_SEND,
-		 (uint32_t)(len + IB_GRH_BYTES), imm, src, (uint8_t)pidx,
-		 (uint8_t)syn);
+	/* a UD QP's datagram may be IPoIB: its checksums are verified */
+	if (qp->st == CX3_ST_UD)
+		cx3_csum_rx(data, len, &status, &checksum);
+	recv_cqe_csum(dev, qp, &w, p, imm ? RECV_OP_SEND_IMM : RECV_OP_SEND,
+		      (uint32_t)(len + IB_GRH_BYTES), imm, src, (uint8_t)pidx,
+		      (uint8_t)syn, status, checksum);
 	if (syn)
 		cx3_qp_to_error(dev, qp);
 }

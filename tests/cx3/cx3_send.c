@@ -13,6 +13,7 @@
 
 #include "cx3.h"
 #include "cx3_mr.h"
+#include "cx3_offload.h"
 #include "cx3_pkt.h"
 #include "cx3_qp.h"
 #include "cx3_wqe.h"
@@ -220,50 +221,113 @@ static int send_mlx(struct cx3_dev *dev, struct cx3_qp *qp, struct cx3_swqe *w)
 	return 0;
 }
 
+/* One UD packet of a WQE: the address vector's headers, DETH, payload */
+struct ud_out {
+	struct cx3_dev *dev;
+	struct cx3_qp *qp;
+	const struct cx3_swqe *w;
+	int port;
+	uint8_t *pkt;
+};
+
+static void ud_xmit(void *arg, const uint8_t *data, size_t n)
+{
+	struct ud_out *o = arg;
+	const uint8_t *av = o->w->b + 16;
+	uint32_t qkey = cx3_get32(av, 0x24), dqpn = cx3_get32(av, 0x20);
+	bool imm = o->w->opcode == WQE_SEND_IMM, grh = av[5] & 0x80;
+	size_t ext = IB_DETH_BYTES + (imm ? IB_IMM_BYTES : 0), off;
+	uint8_t *pkt = o->pkt;
+
+	off = cx3_build_headers(o->dev, o->qp, o->port, cx3_get16(av, 6),
+				av + 16, grh, av[12] >> 4,
+				IB_TRANSPORT_UD | (imm ? IB_OP_SEND_ONLY_IMM :
+						   IB_OP_SEND_ONLY),
+				o->w->solicited, dqpn, o->qp->sq_psn++,
+				ext + n, pkt);
+	cx3_put32(pkt, off, qkey & 0x80000000u ? o->qp->qkey : qkey);
+	cx3_put32(pkt, off + 4, o->qp->qpn);
+	off += IB_DETH_BYTES;
+	if (imm) {
+		memcpy(pkt + off, o->w->b + 12, 4);
+		off += IB_IMM_BYTES;
+	}
+	memcpy(pkt + off, data, n);
+	cx3_link_xmit(o->dev, o->port, pkt, packet_len(pkt));
+}
+
+/*
+ * An LSO WQE: after the address vector, MSS << 16 | header length and the
+ * header, padded to 16 bytes; the data segments follow.  Every packet
+ * carries the header and at most MSS bytes of the data (cx3_offload.c).
+ */
+static int send_lso(struct ud_out *o, struct cx3_swqe *w)
+{
+	uint32_t dw = cx3_get32(w->b, 16 + 48);
+	size_t hlen = dw & 0xffff, mss = dw >> 16;
+	size_t seg = 16 + 48 + ((4 + hlen + 15) & ~(size_t)15);
+	uint8_t *data;
+	long n, sent;
+
+	if (seg > w->size || !mss || hlen + mss > 4096)
+		return SYN_LOCAL_LENGTH;
+	n = cx3_wqe_gather(o->dev, o->qp, w, seg, &data);
+	if (n < 0)
+		return (int)-n;
+	if (hlen + (size_t)n > (1u << CX3_LOG_MAX_GSO)) {
+		free(data);
+		return SYN_LOCAL_LENGTH;
+	}
+	sent = cx3_lso(w->b + 16 + 48 + 4, hlen, data, (size_t)n,
+		       (uint32_t)mss, ud_xmit, o);
+	free(data);
+	if (sent < 0) {
+		cx3_log(o->dev, "QP 0x%x: LSO WQE %u: a header of %zu bytes the card cannot segment",
+			o->qp->qpn, w->idx & 0xffff, hlen);
+		return SYN_LOCAL_QP_OP;
+	}
+	return 0;
+}
+
 static int send_ud(struct cx3_dev *dev, struct cx3_qp *qp, struct cx3_swqe *w)
 {
 	const uint8_t *av = w->b + 16;
-	int port = (av[0] & 3) ? (av[0] & 3) : cx3_qp_port(qp);
-	uint32_t qkey = cx3_get32(av, 0x24), dqpn = cx3_get32(av, 0x20);
-	bool imm = w->opcode == WQE_SEND_IMM, grh = av[5] & 0x80;
-	uint8_t sl = av[12] >> 4, *data, *pkt;
-	size_t ext = IB_DETH_BYTES + (imm ? IB_IMM_BYTES : 0), off;
+	struct ud_out o = { dev, qp, w, (av[0] & 3) ? (av[0] & 3) :
+					cx3_qp_port(qp), NULL };
+	uint8_t *data;
 	long n;
+	int syn = 0;
 
-	if (w->opcode != WQE_SEND && w->opcode != WQE_SEND_IMM)
+	if (w->opcode != WQE_SEND && w->opcode != WQE_SEND_IMM &&
+	    w->opcode != WQE_LSO)
 		return SYN_LOCAL_QP_OP;
-	if (w->size < 16 + 48 || port > CX3_NUM_PORTS)
+	if (w->size < 16 + 48 || o.port > CX3_NUM_PORTS)
 		return SYN_LOCAL_QP_OP;
+	o.pkt = malloc(IB_MAX_PKT);
+	if (!o.pkt)
+		return SYN_LOCAL_LENGTH;
+	if (w->opcode == WQE_LSO) {
+		syn = send_lso(&o, w);
+		goto out;
+	}
 	n = cx3_wqe_gather(dev, qp, w, 16 + 48, &data);
-	if (n < 0)
-		return (int)-n;
+	if (n < 0) {
+		syn = (int)-n;
+		goto out;
+	}
 	if (n > 4096) {
 		free(data);
-		return SYN_LOCAL_LENGTH;
+		syn = SYN_LOCAL_LENGTH;
+		goto out;
 	}
-	pkt = malloc(IB_MAX_PKT);
-	if (!pkt) {
-		free(data);
-		return SYN_LOCAL_LENGTH;
-	}
-	off = cx3_build_headers(dev, qp, port, cx3_get16(av, 6), av + 16, grh,
-				sl, IB_TRANSPORT_UD | (imm ? IB_OP_SEND_ONLY_IMM :
-						       IB_OP_SEND_ONLY),
-				w->solicited, dqpn, qp->sq_psn++,
-				ext + (size_t)n, pkt);
-	cx3_put32(pkt, off, qkey & 0x80000000u ? qp->qkey : qkey);
-	cx3_put32(pkt, off + 4, qp->qpn);
-	off += IB_DETH_BYTES;
-	if (imm) {
-		memcpy(pkt + off, w->b + 12, 4);
-		off += IB_IMM_BYTES;
-	}
-	memcpy(pkt + off, data, (size_t)n);
+	cx3_csum_tx(data, (size_t)n, cx3_get32(w->b, 8));
+	ud_xmit(&o, data, (size_t)n);
 	free(data);
-	cx3_link_xmit(dev, port, pkt, packet_len(pkt));
-	free(pkt);
-	send_done(dev, qp, w, 0);
-	return 0;
+out:
+	free(o.pkt);
+	if (!syn)
+		send_done(dev, qp, w, 0);
+	return syn;
 }
 
 /* The path of a connected QP: DLID, GRH, SL from its primary path. */

@@ -14,6 +14,7 @@ enum {
 	WQE_NOP = 0x00, WQE_RDMA_WRITE = 0x08, WQE_RDMA_WRITE_IMM = 0x09,
 	WQE_SEND = 0x0a, WQE_SEND_IMM = 0x0b, WQE_RDMA_READ = 0x10,
 	WQE_ATOMIC_CS = 0x11, WQE_ATOMIC_FA = 0x12,
+	WQE_LSO = 0x0e,			/* UD only (cx3_offload.c) */
 	WQE_SEND_INVAL = 0x01,
 	/* local: they change the protection table (cx3_mw.c) */
 	WQE_BIND_MW = 0x18, WQE_FMR = 0x19, WQE_LOCAL_INVAL = 0x1b,

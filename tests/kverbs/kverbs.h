@@ -362,6 +362,10 @@ int kv_case_mw_caps(struct kv_self *s);
 /* kverbs_xrc.c */
 int kv_case_xrc_domain(struct kv_self *s);
 int kv_case_xrc_send(struct kv_self *s);
+/* kverbs_offload.c: IPoIB's UD checksum and LSO offloads */
+int kv_case_offload_caps(struct kv_self *s);
+int kv_case_ud_csum(struct kv_self *s);
+int kv_case_ud_lso(struct kv_self *s);
 int kv_case_cq_poll_ctx(struct kv_self *s);
 int kv_case_cq_flood(struct kv_self *s);
 int kv_case_cq_direct(struct kv_self *s);

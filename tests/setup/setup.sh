@@ -56,7 +56,7 @@ pkgs=(
 	busybox-static cpio kmod xz-utils zstd
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev infiniband-diags
 	python3-pyverbs
-	opensm perftest iproute2 iputils-ping procps
+	opensm perftest iproute2 iputils-ping procps ethtool
 	sparse linux-source-6.1 dkms openssl libelf-dev libssl-dev
 	seabios qemu-system-data ipxe-qemu
 )

@@ -6,6 +6,11 @@
 # the traffic on both ends.  ib0 is left as it was found (mode, no address,
 # up or down).  IPOIB_MODES=datagram: the datagram-mode transfer only (an
 # IPoIB built without connected mode: tests/upstream-ipoib).
+# ethtool -k shows the offloads IPoIB turned on from the card's
+# capabilities (IB_DEVICE_UD_IP_CSUM: tx-checksum-ipv4, rx-checksumming;
+# IBK_UD_TSO: tcp-segmentation-offload), so the datagram transfer goes
+# through the card's checksum and LSO engines; IPOIB_OFFLOADS=on (default)
+# or off says what the stack under test advertises.
 #
 # The nodes meet at barriers: both ib0 up before the ping; node 1's
 # receiver listening before node 2 sends, and node 2's sender done before
@@ -22,13 +27,18 @@ if [ "${NODES:-1}" != 2 ]; then
 fi
 modes=${IPOIB_MODES:-datagram connected}
 case $modes in
-datagram) plan 5 ;;
-"datagram connected") plan 7 ;;
+datagram) plan 6 ;;
+"datagram connected") plan 8 ;;
 *) echo "IPOIB_MODES must be 'datagram' or 'datagram connected', not '$modes'" >&2; exit 2 ;;
 esac
 mib=${MIB:-64}
 case $mib in
 '' | *[!0-9]* | 0) echo "MIB must be a number of at least 1, not '$mib'" >&2; exit 2 ;;
+esac
+offl=${IPOIB_OFFLOADS:-on}
+case $offl in
+on | off) ;;
+*) echo "IPOIB_OFFLOADS must be 'on' or 'off', not '$offl'" >&2; exit 2 ;;
 esac
 xfer=${XFER_LIMIT:-300}	# seconds a transfer may take
 peer=$ib0_peer
@@ -42,6 +52,19 @@ if barrier "$t: ib0 up"; then
 	expect "$t: ping over ib0" ping -c 3 -w 30 "$peer"
 else
 	fail "$t: ping over ib0" "the other node did not come to the barrier"
+fi
+
+# the offloads as ethtool -k names them (in datagram mode: connected mode
+# turns them off)
+feats=$(ethtool -k ib0 2>&1)
+got=$(for f in tx-checksum-ipv4 tcp-segmentation-offload rx-checksumming; do
+	sed -n "s/^[[:space:]]*$f: \([a-z]*\).*/$f \1/p" <<<"$feats"
+done | tr '\n' ' ')
+want="tx-checksum-ipv4 $offl tcp-segmentation-offload $offl rx-checksumming $offl "
+if [ "$got" = "$want" ]; then
+	pass "$t: ethtool -k ib0: checksum and TSO offloads $offl"
+else
+	fail "$t: ethtool -k ib0: checksum and TSO offloads $offl" "got: $got"
 fi
 
 counter() {	# counter NAME: a port 1 counter of this node, from perfquery -x
