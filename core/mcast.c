@@ -34,7 +34,7 @@ static int ib_check_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid,
 	return 0;
 }
 
-int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
+int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 {
 	int ret = ib_check_mcast(qp, gid, lid, "ib_attach_mcast");
 
@@ -49,7 +49,7 @@ int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
 }
 EXPORT_SYMBOL(ib_attach_mcast);
 
-int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid)
+int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid)
 {
 	int ret = ib_check_mcast(qp, gid, lid, "ib_detach_mcast");
 

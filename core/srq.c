@@ -57,7 +57,7 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 }
 EXPORT_SYMBOL(ib_create_srq_user);
 
-int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask)
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask)
 {
 	struct ib_device *device;
 

@@ -94,4 +94,15 @@ const char *ibstack_port_state_str(enum ib_port_state state);
  */
 int ib_get_cached_subnet_prefix(struct ib_device *device, u32 port_num, u64 *sn_pfx);
 
+/*
+ * [sleep] For clients: add groups of struct ib_port_attribute
+ * (<rdma/ib_sysfs.h>) to a port's directory, from the client's add(), and
+ * remove them again in its remove().  Upstream exports both from ib_core
+ * and declares them in its core's private header only.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
+
 #endif /* IBSTACK_EXT_H */

@@ -50,8 +50,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/opa_addr.h>
 
-/* IB_SA_CLASS_VERSION (2) is in <rdma/ib_mad.h>. */
-
+/* the SA class's version (MADs of class IB_MGMT_CLASS_SUBN_ADM) */
 #define IB_SA_CLASS_VERSION		2
 
 /* SA methods beyond the common ones of <rdma/ib_mad.h> */

@@ -38,19 +38,10 @@ struct ib_port_attribute {
 	struct ib_port_attribute ib_port_attr_##_name = __ATTR_WO(_name)
 
 /*
- * [any] The device and port of a port directory's kobject (a kobject of
- * ib_port_register_client_groups()'s groups' parent); NULL for another.
+ * [any] The device and port of a port directory's kobject (the parent
+ * of a client's port groups, <ibstack/ext.h>); NULL for another.
  */
 struct ib_device *ib_port_sysfs_get_ibdev_kobj(struct kobject *kobj, u32 *port_num);
 
-/*
- * [sleep] For clients: add groups of struct ib_port_attribute to a port's
- * directory, from the client's add(), and remove them again in its
- * remove().
- */
-int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
-				   const struct attribute_group **groups);
-void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
-				      const struct attribute_group **groups);
 
 #endif /* IBSTACK_RDMA_IB_SYSFS_H */

@@ -71,6 +71,7 @@ enum ib_mad_result {
 #define IB_LID_PERMISSIVE		cpu_to_be16(0xffff)
 #define IB_MULTICAST_LID_BASE		cpu_to_be16(0xc000)
 #define IB_MULTICAST_QPN		0xffffff
+#define IB_QPN_MASK			0xFFFFFF
 
 struct ib_device;
 struct ib_udata;
@@ -172,7 +173,7 @@ enum ib_port_phys_state {
 	IB_PORT_PHYS_STATE_SLEEP = 1,
 	IB_PORT_PHYS_STATE_POLLING = 2,
 	IB_PORT_PHYS_STATE_DISABLED = 3,
-	IB_PORT_PHYS_STATE_TRAINING = 4,
+	IB_PORT_PHYS_STATE_PORT_CONFIGURATION_TRAINING = 4,
 	IB_PORT_PHYS_STATE_LINK_UP = 5,
 	IB_PORT_PHYS_STATE_LINK_ERROR_RECOVERY = 6,
 	IB_PORT_PHYS_STATE_PHY_TEST = 7,
@@ -197,6 +198,16 @@ static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
 	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096 ? 128 << mtu : -1;
 }
 
+/* [any] the largest IBA MTU code not above mtu bytes (256 for less) */
+static inline enum ib_mtu ib_mtu_int_to_enum(int mtu)
+{
+	enum ib_mtu code = IB_MTU_4096;
+
+	while (code > IB_MTU_256 && mtu < ib_mtu_enum_to_int(code))
+		code--;
+	return code;
+}
+
 static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
 {
 	if (mtu == OPA_MTU_10240)
@@ -204,6 +215,16 @@ static inline int opa_mtu_enum_to_int(enum opa_mtu mtu)
 	if (mtu == OPA_MTU_8192)
 		return 8192;
 	return ib_mtu_enum_to_int((enum ib_mtu)mtu);
+}
+
+/* [any] likewise with Omni-Path's two larger codes */
+static inline enum opa_mtu opa_mtu_int_to_enum(int mtu)
+{
+	if (mtu >= 10240)
+		return OPA_MTU_10240;
+	if (mtu >= 8192)
+		return OPA_MTU_8192;
+	return (enum opa_mtu)ib_mtu_int_to_enum(mtu);
 }
 
 enum ib_port_width {
@@ -1617,6 +1638,7 @@ struct ib_device {
 	/* an lkey for all memory, valid with IBK_LOCAL_DMA_LKEY */
 	u32				local_dma_lkey;
 	u16				use_cq_dim:1;	/* CQ moderation by DIM */
+	u16				is_switch:1;	/* an IB switch (port 0 only); never here */
 	u64				uverbs_cmd_mask;
 	/* extra sysfs attributes of the device directory (hw_rev, hca_type, ...) */
 	const struct attribute_group	*driver_group;
@@ -1662,6 +1684,13 @@ struct ib_device {
 	const struct attribute_group	*core_groups[8]; /* dev.groups */
 };
 
+/* [any] whether the device is an IB switch (its only port is port 0) */
+static inline bool rdma_cap_ib_switch(const struct ib_device *device)
+{
+	return device->is_switch;
+}
+
+/* [any] the first port: 1 (a switch's port 0 never registers here) */
 static inline u32 rdma_start_port(const struct ib_device *dev)
 {
 	return 1;
@@ -1672,7 +1701,7 @@ static inline u32 rdma_end_port(const struct ib_device *dev)
 	return dev->phys_port_cnt;
 }
 
-static inline bool rdma_is_port_valid(const struct ib_device *dev, u32 port)
+static inline int rdma_is_port_valid(const struct ib_device *dev, unsigned int port)
 {
 	return port >= rdma_start_port(dev) && port <= rdma_end_port(dev);
 }
@@ -1702,6 +1731,19 @@ static inline struct ib_device *rdma_device_to_ibdev(struct device *device)
 #define rdma_device_to_drv_device(dev, drv_dev_struct, ibdev_member)	\
 	container_of(rdma_device_to_ibdev(dev), drv_dev_struct, ibdev_member)
 
+/*
+ * [any] The CPUs completion vector comp_vector interrupts, from the
+ * driver; NULL for a vector the device lacks or a driver that cannot tell.
+ */
+static inline const struct cpumask *ib_get_vector_affinity(struct ib_device *device,
+							   int comp_vector)
+{
+	if (comp_vector < 0 || comp_vector >= device->num_comp_vectors ||
+	    !device->ops.get_vector_affinity)
+		return NULL;
+	return device->ops.get_vector_affinity(device, comp_vector);
+}
+
 /* [any] the NUMA node of the device's PCI function */
 static inline int ibdev_to_node(struct ib_device *ibdev)
 {
@@ -1714,37 +1756,37 @@ static inline int ibdev_to_node(struct ib_device *ibdev)
  * [any] Port capabilities, from port_data[port].immutable (valid from
  * registration on; port must be valid).
  */
-static inline u32 rdma_core_cap_flags(const struct ib_device *device, u32 port_num)
+static inline u32 ibstack_core_cap_flags(const struct ib_device *device, u32 port_num)
 {
 	return device->port_data[port_num].immutable.core_cap_flags;
 }
 
 static inline bool rdma_protocol_ib(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IB;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IB;
 }
 
 static inline bool rdma_protocol_roce(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) &
+	return ibstack_core_cap_flags(device, port_num) &
 	       (RDMA_CORE_CAP_PROT_ROCE | RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP);
 }
 
 static inline bool rdma_protocol_roce_udp_encap(const struct ib_device *device,
 						u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
 }
 
 static inline bool rdma_protocol_roce_eth_encap(const struct ib_device *device,
 						u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_ROCE;
 }
 
 static inline bool rdma_protocol_iwarp(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IWARP;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_IWARP;
 }
 
 static inline bool rdma_ib_or_roce(const struct ib_device *device, u32 port_num)
@@ -1754,42 +1796,42 @@ static inline bool rdma_ib_or_roce(const struct ib_device *device, u32 port_num)
 
 static inline bool rdma_protocol_raw_packet(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_RAW_PACKET;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_RAW_PACKET;
 }
 
 static inline bool rdma_protocol_usnic(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_USNIC;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_PROT_USNIC;
 }
 
 static inline bool rdma_cap_ib_mad(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_MAD;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_MAD;
 }
 
 static inline bool rdma_cap_opa_mad(struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_MAD;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_MAD;
 }
 
 static inline bool rdma_cap_ib_smi(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SMI;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SMI;
 }
 
 static inline bool rdma_cap_ib_cm(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_CM;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_CM;
 }
 
 static inline bool rdma_cap_iw_cm(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IW_CM;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IW_CM;
 }
 
 static inline bool rdma_cap_ib_sa(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SA;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_IB_SA;
 }
 
 /* multicast through the SA, so the same ports */
@@ -1800,17 +1842,17 @@ static inline bool rdma_cap_ib_mcast(const struct ib_device *device, u32 port_nu
 
 static inline bool rdma_cap_af_ib(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_AF_IB;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_AF_IB;
 }
 
 static inline bool rdma_cap_eth_ah(const struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_ETH_AH;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_ETH_AH;
 }
 
 static inline bool rdma_cap_opa_ah(struct ib_device *device, u32 port_num)
 {
-	return rdma_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_AH;
+	return ibstack_core_cap_flags(device, port_num) & RDMA_CORE_CAP_OPA_AH;
 }
 
 /* the largest MAD the port sends and receives, 0 without MADs */
@@ -1833,14 +1875,14 @@ static inline bool rdma_cap_read_inv(struct ib_device *dev, u32 port_num)
 
 static inline bool rdma_core_cap_opa_port(struct ib_device *device, u32 port_num)
 {
-	return (rdma_core_cap_flags(device, port_num) & RDMA_CORE_PORT_INTEL_OPA) ==
+	return (ibstack_core_cap_flags(device, port_num) & RDMA_CORE_PORT_INTEL_OPA) ==
 	       RDMA_CORE_PORT_INTEL_OPA;
 }
 
 /* whether every address vector on the port needs a GRH */
-static inline bool rdma_is_grh_required(struct ib_device *dev, u32 port_num)
+static inline bool rdma_is_grh_required(const struct ib_device *dev, u32 port_num)
 {
-	return rdma_core_cap_flags(dev, port_num) & RDMA_CORE_PORT_IB_GRH_REQUIRED;
+	return ibstack_core_cap_flags(dev, port_num) & RDMA_CORE_PORT_IB_GRH_REQUIRED;
 }
 
 /* [any] an MTU code of the port (OPA's codes on OPA ports) in bytes */
@@ -2127,7 +2169,7 @@ static inline struct ib_srq *ib_create_srq(struct ib_pd *pd,
 	return ib_create_srq_user(pd, srq_init_attr, NULL, NULL);
 }
 
-int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, int mask);
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask);
 int ib_query_srq(struct ib_srq *srq, struct ib_srq_attr *attr);
 /* [sleep] -EBUSY while QPs use it */
 int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata);
@@ -2185,8 +2227,8 @@ bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
 			enum ib_qp_type type, enum ib_qp_attr_mask mask);
 
 /* [sleep] */
-int ib_attach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
-int ib_detach_mcast(struct ib_qp *qp, const union ib_gid *gid, u16 lid);
+int ib_attach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
+int ib_detach_mcast(struct ib_qp *qp, union ib_gid *gid, u16 lid);
 
 /* ---------------------------------------------------------------------- */
 /* Address handles */

@@ -192,7 +192,7 @@ int kv_ud_send(struct kv_run *r, struct kv_ep *ep, struct ib_ah *ah,
 	       u32 dqpn, u32 qkey, u64 wr_id, struct ib_sge *sge,
 	       enum ib_wr_opcode op);
 int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
-		 const union ib_gid *mgid, u16 mlid);
+		 union ib_gid *mgid, u16 mlid);
 void kv_mc_group(u8 n, union ib_gid *mgid, u16 *mlid);
 int kv_ud_ep(struct kv_run *r, struct kv_ep *ep, u32 port, const struct kv_pair_opts *o);
 struct ib_ah *kv_mc_ah(struct kv_run *r, const union ib_gid *mgid, u16 mlid, u32 port);

@@ -65,6 +65,18 @@ int kv_case_port_caps(struct kv_self *s)
 	}
 	if (seen != (BIT(1) | BIT(2)))
 		return kv_fail(r, "rdma_for_each_port visited 0x%x", seen);
+	/* bytes to MTU codes round down, 256 at the least; no switch here */
+	if (ib_mtu_int_to_enum(2048) != IB_MTU_2048 || ib_mtu_int_to_enum(3000) != IB_MTU_2048 ||
+	    ib_mtu_int_to_enum(100) != IB_MTU_256 || ib_mtu_int_to_enum(65536) != IB_MTU_4096 ||
+	    opa_mtu_int_to_enum(9000) != OPA_MTU_8192 || rdma_cap_ib_switch(dev))
+		return kv_fail(r, "MTU codes %d %d %d %d %d, switch %d", ib_mtu_int_to_enum(2048),
+			       ib_mtu_int_to_enum(3000), ib_mtu_int_to_enum(100),
+			       ib_mtu_int_to_enum(65536), opa_mtu_int_to_enum(9000),
+			       rdma_cap_ib_switch(dev));
+	/* mlx4_ib does not tell its vectors' CPUs: NULL, as for a bad vector */
+	if (ib_get_vector_affinity(dev, 0) || ib_get_vector_affinity(dev, -1) ||
+	    ib_get_vector_affinity(dev, dev->num_comp_vectors))
+		return kv_fail(r, "ib_get_vector_affinity gave a CPU mask");
 	if (!(a->kernel_cap_flags & IBK_BLOCK_MULTICAST_LOOPBACK) ||
 	    (a->kernel_cap_flags & IBK_LOCAL_DMA_LKEY) ||
 	    (a->device_cap_flags & IB_DEVICE_RAW_IP_CSUM))

@@ -661,7 +661,7 @@ int kv_ud_ep(struct kv_run *r, struct kv_ep *ep, u32 port, const struct kv_pair_
 
 /* A UD QP on port 1 that joins the group; flags at creation. */
 int kv_mc_member(struct kv_run *r, struct kv_ep *ep, u32 create_flags,
-		 const union ib_gid *mgid, u16 mlid)
+		 union ib_gid *mgid, u16 mlid)
 {
 	struct kv_pair_opts o = { .create_flags = create_flags };
 	int ret, err;
