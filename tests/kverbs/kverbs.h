@@ -382,6 +382,16 @@ struct kv_drain_fix *kv_drain_fix_create(struct ib_device *dev, struct ib_pd *pd
 /* fatal: the device had a DEVICE_FATAL event; reports the catas-drain case */
 void kv_drain_fix_destroy(struct kv_drain_fix *fix, bool fatal);
 
+/*
+ * kverbs_verbfix.c: a QP with receives outstanding on an armed CQ; the
+ * verb run in the caller's task times out on a dead card (catas-timeout.sh)
+ */
+struct kv_verb_fix;
+struct kv_verb_fix *kv_verb_fix_create(struct ib_device *dev);
+int kv_verb_fix_run(struct kv_verb_fix *vf);
+int kv_verb_fix_verdict(struct kv_verb_fix *vf, char *buf, size_t size);
+void kv_verb_fix_destroy(struct kv_verb_fix *vf);
+
 /* kverbs_unreg.c: a reference held across a device's unregistration */
 void kv_unreg_init(struct dentry *root);
 void kv_unreg_exit(void);

@@ -17,6 +17,11 @@
  *			may lose it, and UD does not resend)
  *	dead		write anything: instead of run, the dead-peer test
  *			(the peer stopped answering: see kv_peer_dead)
+ *	drainfix	write: QPs drained on the dead card at removal
+ *			(kverbs_drain.c)
+ *	verbfix		write 1: a QP with receives on an armed CQ; write 2:
+ *			the verb that times out on a dead card, in the
+ *			writer's task; read: the verdict (kverbs_verbfix.c)
  * Both nodes run the same test at the same time: RC SENDs, an RDMA WRITE
  * into the peer's inbox, an RDMA READ of the peer's export area, atomics on
  * the peer's counter, a UD SEND, then a SEND with immediate that tells the
@@ -91,6 +96,7 @@ struct kv_peer {
 	struct kv_remote	remote;
 	char			summary[64];
 	struct kv_drain_fix	*fix;		/* drainfix: QPs drained at removal */
+	struct kv_verb_fix	*vfix;		/* verbfix: its own PD, QP and CQ */
 };
 
 static void kv_peer_teardown(struct kv_peer *pp)
@@ -701,6 +707,53 @@ static ssize_t kv_drainfix_write(struct file *f, const char __user *ubuf, size_t
 	return ret;
 }
 
+/*
+ * verbfix: 1 sets the fixture up (once; -EBUSY after, -EIO if the setup
+ * failed: its log line), 2 runs its verb in this task (-ENOENT before 1,
+ * -EBUSY after the first); any other value -EINVAL.  Independent of the
+ * endpoint: no PD or port of the two-node test is needed.
+ */
+static ssize_t kv_verbfix_write(struct file *f, const char __user *ubuf, size_t n,
+				loff_t *pos)
+{
+	struct kv_peer *pp = f->private_data;
+	unsigned int v;
+	ssize_t ret;
+
+	ret = kstrtouint_from_user(ubuf, n, 0, &v);
+	if (ret)
+		return ret;
+	if (v != 1 && v != 2)
+		return -EINVAL;
+	ret = n;
+	mutex_lock(&pp->lock);
+	if (v == 1 && pp->vfix) {
+		ret = -EBUSY;
+	} else if (v == 1) {
+		pp->vfix = kv_verb_fix_create(pp->dev);
+		if (!pp->vfix)
+			ret = -EIO;
+	} else if (!pp->vfix) {
+		ret = -ENOENT;
+	} else if (kv_verb_fix_run(pp->vfix)) {
+		ret = -EBUSY;
+	}
+	mutex_unlock(&pp->lock);
+	return ret;
+}
+
+static ssize_t kv_verbfix_read(struct file *f, char __user *ubuf, size_t n, loff_t *pos)
+{
+	struct kv_peer *pp = f->private_data;
+	char line[256];
+	int len;
+
+	mutex_lock(&pp->lock);
+	len = kv_verb_fix_verdict(pp->vfix, line, sizeof(line));
+	mutex_unlock(&pp->lock);
+	return simple_read_from_buffer(ubuf, n, pos, line, len);
+}
+
 static ssize_t kv_run_read(struct file *f, char __user *ubuf, size_t n, loff_t *pos)
 {
 	struct kv_peer *pp = f->private_data;
@@ -722,6 +775,8 @@ static ssize_t kv_reset_write(struct file *f, const char __user *ubuf, size_t n,
 	mutex_lock(&pp->lock);
 	kv_peer_teardown(pp);
 	pp->summary[0] = '\0';
+	kv_verb_fix_destroy(pp->vfix);
+	pp->vfix = NULL;
 	mutex_unlock(&pp->lock);
 	return n;
 }
@@ -795,6 +850,14 @@ static const struct file_operations kv_drainfix_fops = {
 	.llseek = default_llseek,
 };
 
+static const struct file_operations kv_verbfix_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = kv_verbfix_read,
+	.write = kv_verbfix_write,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations kv_reset_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
@@ -837,6 +900,7 @@ struct kv_peer *kv_peer_add(struct ib_device *dev, struct dentry *root)
 	debugfs_create_file("reset", 0200, pp->dir, pp, &kv_reset_fops);
 	debugfs_create_file("dead", 0200, pp->dir, pp, &kv_dead_fops);
 	debugfs_create_file("drainfix", 0200, pp->dir, pp, &kv_drainfix_fops);
+	debugfs_create_file("verbfix", 0600, pp->dir, pp, &kv_verbfix_fops);
 	debugfs_create_u32("rounds", 0600, pp->dir, &pp->rounds);
 	debugfs_create_bool("ud", 0600, pp->dir, &pp->with_ud);
 	return pp;
@@ -892,6 +956,9 @@ void kv_peer_remove(struct kv_peer *pp, bool fatal)
 	/* the catas-drain case, on the dead card */
 	kv_drain_fix_destroy(pp->fix, fatal);
 	pp->fix = NULL;
+	/* the verbfix QP, CQ and PD, on a dead card or a working one */
+	kv_verb_fix_destroy(pp->vfix);
+	pp->vfix = NULL;
 	if (fatal && pp->ready)
 		kv_peer_catas_teardown(pp);
 	kv_peer_teardown(pp);
