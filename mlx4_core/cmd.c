@@ -231,9 +231,15 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 		dev_err(&priv->dev.pdev->dev,
 			"command 0x%x (in_mod 0x%x) timed out after %lu ms (event mode)\n",
 			op, in_mod, timeout_ms);
-		/* firmware that stops answering is as good as dead: recover */
-		if (op != MLX4_CMD_NOP && READ_ONCE(priv->loaded))
+		/*
+		 * Firmware that stops answering is as good as dead: recover.
+		 * The command then failed as any command on a dead card
+		 * does (-EIO, as upstream's reset flow answers).
+		 */
+		if (op != MLX4_CMD_NOP && READ_ONCE(priv->loaded)) {
 			mlx4_enter_error_state(priv);
+			err = -EIO;
+		}
 	} else if (err && err != -EIO) {
 		dev_err_ratelimited(&priv->dev.pdev->dev,
 				    "command 0x%x (in_mod 0x%x op_mod %u) failed: %d\n",

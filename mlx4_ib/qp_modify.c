@@ -417,6 +417,15 @@ int mlx4_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			     mlx4_ib_to_hw_state(new), m.ctx, m.optpar,
 			     cur == IB_QPS_RTS && new == IB_QPS_SQD &&
 			     (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) && attr->en_sqd_async_notify);
+	if (err && mlx4_is_internal_error(dev->dev)) {
+		/*
+		 * The card died under this command (it timed out and the
+		 * driver reset the card): a teardown succeeds as on a dead
+		 * card, anything else fails with -EIO.
+		 */
+		err = mlx4_ib_modify_dead(qp, new);
+		goto out_ctx;
+	}
 	if (err) {
 		mlx4_ib_warn_rl(dev, "QP 0x%x: transition %d -> %d failed (%d)\n",
 				ibqp->qp_num, cur, new, err);

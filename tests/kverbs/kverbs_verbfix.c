@@ -220,8 +220,11 @@ int kv_verb_fix_run(struct kv_verb_fix *vf)
 	wait_event_timeout(vf->wq, atomic_read(&vf->calls),
 			   msecs_to_jiffies(2 * KV_WAIT_MS));
 	calls = atomic_read(&vf->calls);
-	if (!err)
-		kv_fail(r, "the verb succeeded: no command timed out");
+	if (err)
+		kv_fail(r, "ib_modify_qp(ERR) on the card that died under it: %d, want 0 (a teardown)",
+			err);
+	else if (ms < 59000)
+		kv_fail(r, "the verb returned after %lld ms: no command timed out", ms);
 	else if (atomic_read(&vf->in_verb))
 		kv_fail(r, "the completion handler ran in the verb's call chain");
 	else if (!calls)
