@@ -12,7 +12,7 @@
 # client saw the device removed, this node's opensm is restarted on the
 # ports it served (sm_back_on: once every port of the new device and its
 # umad device are there), as an administrator would; the self-test of the new device waits
-# (20 s, in the module) for both ports to be ACTIVE.  At the end the test
+# (60 s, in the module) for both ports to be ACTIVE.  At the end the test
 # module is unloaded and both ports are ACTIVE, under the new opensm.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
