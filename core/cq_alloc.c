@@ -19,6 +19,7 @@
 #include <linux/cpumask.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <ibstack/compat.h>
 #include "core_priv.h"
 
 /* completions fetched per poll_cq() call by the pollers, and by the direct one */
@@ -257,7 +258,8 @@ EXPORT_SYMBOL(ib_free_cq);
 
 int ib_cq_wq_init(void)
 {
-	ib_comp_wq = alloc_workqueue("ib-comp-wq", WQ_HIGHPRI | WQ_MEM_RECLAIM | WQ_SYSFS, 0);
+	ib_comp_wq = alloc_workqueue("ib-comp-wq", IBSTACK_WQ_PERCPU | WQ_HIGHPRI |
+				     WQ_MEM_RECLAIM | WQ_SYSFS, 0);
 	if (!ib_comp_wq)
 		return -ENOMEM;
 	ib_comp_unbound_wq = alloc_workqueue("ib-comp-unb-wq",

@@ -81,8 +81,12 @@ static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 	if (size > max_desc)
 		return -EINVAL;
 
-	qp->sq.wqe_shift = max_t(int, ilog2(roundup_pow_of_two(size)),
-				 MLX4_IB_SQ_MIN_WQE_SHIFT);
+	/*
+	 * An XRC target sends nothing of its own (overhead and size 0): it
+	 * posts nothing; its QP context still describes a minimal send queue.
+	 */
+	size = max(size, 1 << MLX4_IB_SQ_MIN_WQE_SHIFT);
+	qp->sq.wqe_shift = ilog2(roundup_pow_of_two(size));
 	spare = (MLX4_IB_SQ_HEADROOM >> qp->sq.wqe_shift) + 1;
 	qp->sq.wqe_cnt = roundup_pow_of_two(max(1U, cap->max_send_wr) + spare);
 	if (qp->sq.wqe_cnt > caps->max_wqes)

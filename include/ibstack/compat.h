@@ -36,6 +36,7 @@
 #include <linux/netdevice.h>
 #include <linux/pci.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 
 #ifdef IBSTACK_HAVE_LINUX_UNALIGNED_H
 #include <linux/unaligned.h>
@@ -249,6 +250,19 @@ static inline void ibstack_netdev_set_lltx(struct net_device *dev)
 	dev->features |= NETIF_F_LLTX;
 #endif
 }
+
+/* --- workqueues ------------------------------------------------------------ */
+
+/*
+ * A per-CPU workqueue: WQ_PERCPU says so explicitly since 6.17, and those
+ * kernels warn when a workqueue names neither WQ_PERCPU nor WQ_UNBOUND.
+ * Before, per-CPU was what the absence of WQ_UNBOUND meant.
+ */
+#ifdef IBSTACK_HAVE_WQ_PERCPU
+#define IBSTACK_WQ_PERCPU WQ_PERCPU
+#else
+#define IBSTACK_WQ_PERCPU 0
+#endif
 
 /* --- PCI ------------------------------------------------------------------ */
 

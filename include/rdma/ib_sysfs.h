@@ -43,5 +43,4 @@ struct ib_port_attribute {
  */
 struct ib_device *ib_port_sysfs_get_ibdev_kobj(struct kobject *kobj, u32 *port_num);
 
-
 #endif /* IBSTACK_RDMA_IB_SYSFS_H */

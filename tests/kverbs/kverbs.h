@@ -21,7 +21,8 @@
 /* Every wait of the tests is bounded by one of these (milliseconds). */
 #define KV_WAIT_MS	5000	/* an expected completion or event */
 #define KV_QUIET_MS	300	/* "nothing happens" checks */
-#define KV_PORT_MS	60000	/* ports becoming ACTIVE (an SM restarted after a reset, a loaded host) */
+/* ports becoming ACTIVE (an SM restarted after a reset, on a loaded host) */
+#define KV_PORT_MS	60000
 
 #define KV_QKEY		0x11111111	/* the UD QPs' Q_Key */
 #define KV_GRH		40	/* a UD receive starts with room for the GRH */

@@ -41,7 +41,7 @@ struct kv_verb_fix {
 	char			first_ctx[TASK_COMM_LEN];	/* the first call's */
 	wait_queue_head_t	wq;
 	bool			ran;		/* the verb was called */
-	char			verdict[256];
+	char			verdict[512];
 };
 
 static void kv_vf_comp(struct ib_cq *cq, void *ctx)
@@ -221,8 +221,8 @@ int kv_verb_fix_run(struct kv_verb_fix *vf)
 			   msecs_to_jiffies(2 * KV_WAIT_MS));
 	calls = atomic_read(&vf->calls);
 	if (err)
-		kv_fail(r, "ib_modify_qp(ERR) on the card that died under it: %d, want 0 (a teardown)",
-			err);
+		kv_fail(r, "ib_modify_qp(ERR) on the card that died under it: %d, %s",
+			err, "want 0 (a teardown)");
 	else if (ms < 59000)
 		kv_fail(r, "the verb returned after %lld ms: no command timed out", ms);
 	else if (atomic_read(&vf->in_verb))
