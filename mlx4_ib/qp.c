@@ -82,8 +82,8 @@ static int mlx4_ib_set_sq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
 		return -EINVAL;
 
 	/*
-	 * An XRC target sends nothing of its own (overhead and size 0): it
-	 * posts nothing; its QP context still describes a minimal send queue.
+	 * An XRC target posts nothing (overhead and size 0), but its QP
+	 * context still describes a send queue: give it the minimal stride.
 	 */
 	size = max(size, 1 << MLX4_IB_SQ_MIN_WQE_SHIFT);
 	qp->sq.wqe_shift = ilog2(roundup_pow_of_two(size));
