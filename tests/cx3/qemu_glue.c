@@ -42,6 +42,14 @@
 #define TYPE_CX3		"cx3"
 #define CX3_WIRE_MAX		(8192 + 1)	/* a packet and its type byte */
 #define CX3_LOG_BURST		200	/* lines per second before we hold back */
+/*
+ * What a port holds for a peer that is not reading, at most: 32 MiB is
+ * some seconds of the model's traffic.  Beyond it new packets are dropped
+ * (a congested fabric's loss; RC resends), never waited for: a wait here
+ * holds QEMU's big lock, and two VMs waiting for each other to read would
+ * both stop for good.
+ */
+#define CX3_WIRE_TXQ_MAX	(32u << 20)
 
 OBJECT_DECLARE_SIMPLE_TYPE(CX3State, CX3)
 
@@ -51,6 +59,17 @@ struct cx3_wire {
 	CharBackend chr;
 	uint8_t rx[4 + CX3_WIRE_MAX];
 	size_t rx_len;
+	/*
+	 * Bytes the socket did not take yet, oldest first from tx_head, and
+	 * the watch that sends them once it can.  A frame once begun is sent
+	 * whole; a new one goes behind the queue, or is dropped (tx_dropped)
+	 * when the queue is full.
+	 */
+	uint8_t *tx;
+	size_t tx_head, tx_len, tx_cap;
+	guint tx_watch;
+	bool tx_dropping;	/* since the queue was last empty */
+	uint64_t tx_dropped;
 };
 
 struct CX3State {
@@ -125,20 +144,107 @@ static void cx3_intx_set(void *opaque, int level)
 	pci_set_irq(PCI_DEVICE(opaque), level);
 }
 
+static void cx3_wire_tx_reset(struct cx3_wire *w)
+{
+	if (w->tx_watch)
+		g_source_remove(w->tx_watch);
+	w->tx_watch = 0;
+	w->tx_head = 0;
+	w->tx_len = 0;
+	w->tx_dropping = false;
+}
+
+/* Hand the socket what it takes of the queue; true while some is left. */
+static bool cx3_wire_tx_flush(struct cx3_wire *w)
+{
+	while (w->tx_len) {
+		int n = MIN(w->tx_len, (size_t)INT_MAX);
+		int r = qemu_chr_fe_write(&w->chr, w->tx + w->tx_head, n);
+
+		if (r < 0 && errno == EAGAIN)
+			return true;
+		if (r <= 0) {
+			/* the peer is gone: the stream starts anew on reconnect */
+			w->tx_head = 0;
+			w->tx_len = 0;
+			return false;
+		}
+		w->tx_head += r;
+		w->tx_len -= r;
+	}
+	w->tx_head = 0;
+	w->tx_dropping = false;
+	return false;
+}
+
+static gboolean cx3_wire_tx_ready(void *do_not_use, GIOCondition cond,
+				  void *opaque)
+{
+	struct cx3_wire *w = opaque;
+
+	if (cx3_wire_tx_flush(w))
+		return G_SOURCE_CONTINUE;
+	w->tx_watch = 0;
+	return G_SOURCE_REMOVE;
+}
+
+static void cx3_wire_tx_queue(struct cx3_wire *w, const uint8_t *b, size_t n)
+{
+	if (w->tx_head && w->tx_head + w->tx_len + n > w->tx_cap) {
+		memmove(w->tx, w->tx + w->tx_head, w->tx_len);
+		w->tx_head = 0;
+	}
+	if (w->tx_len + n > w->tx_cap) {
+		w->tx_cap = MAX(w->tx_cap * 2, MAX(w->tx_len + n, 65536));
+		w->tx = g_realloc(w->tx, w->tx_cap);
+	}
+	memcpy(w->tx + w->tx_head + w->tx_len, b, n);
+	w->tx_len += n;
+}
+
+/*
+ * One frame: a 4-byte big-endian length, then the message.  Never blocks
+ * (see CX3_WIRE_TXQ_MAX): what the socket does not take now waits in the
+ * port's queue for its watch.
+ */
 static void cx3_wire_send(void *opaque, int port, const void *msg, size_t len)
 {
 	CX3State *s = CX3(opaque);
 	struct cx3_wire *w = &s->wire[port - 1];
-	uint8_t hdr[4];
+	uint8_t frame[4 + CX3_WIRE_MAX];
+	size_t n = 4 + len;
+	int r = 0;
 
 	if (!qemu_chr_fe_backend_connected(&w->chr) || len > CX3_WIRE_MAX)
 		return;
-	hdr[0] = len >> 24;
-	hdr[1] = len >> 16;
-	hdr[2] = len >> 8;
-	hdr[3] = len;
-	qemu_chr_fe_write_all(&w->chr, hdr, 4);
-	qemu_chr_fe_write_all(&w->chr, msg, len);
+	if (w->tx_len + n > CX3_WIRE_TXQ_MAX) {
+		if (!w->tx_dropping)
+			cx3_log(&s->dev, "port %d: the cable's peer is not reading: dropping packets (%u bytes held)",
+				port, (unsigned int)w->tx_len);
+		w->tx_dropping = true;
+		w->tx_dropped++;
+		return;
+	}
+	frame[0] = len >> 24;
+	frame[1] = len >> 16;
+	frame[2] = len >> 8;
+	frame[3] = len;
+	memcpy(frame + 4, msg, len);
+	if (!w->tx_len) {
+		r = qemu_chr_fe_write(&w->chr, frame, n);
+		if (r < 0 && errno != EAGAIN)
+			return;		/* not connected: the packet is lost */
+		r = MAX(r, 0);
+		if ((size_t)r == n)
+			return;
+	}
+	cx3_wire_tx_queue(w, frame + r, n - r);
+	if (!w->tx_watch) {
+		w->tx_watch = qemu_chr_fe_add_watch(&w->chr, G_IO_OUT | G_IO_HUP,
+						    cx3_wire_tx_ready, w);
+		if (!w->tx_watch)
+			cx3_wire_tx_reset(w);
+	}
 }
 
 static uint64_t cx3_now_ms(void *opaque)
@@ -288,9 +394,11 @@ static void cx3_wire_event(void *opaque, QEMUChrEvent event)
 
 	if (event == CHR_EVENT_OPENED) {
 		w->rx_len = 0;
+		cx3_wire_tx_reset(w);
 		cx3_port_wire_connected(&w->s->dev, w->port, true);
 	} else if (event == CHR_EVENT_CLOSED) {
 		w->rx_len = 0;
+		cx3_wire_tx_reset(w);
 		cx3_port_wire_connected(&w->s->dev, w->port, false);
 	}
 }
@@ -395,8 +503,16 @@ static void cx3_exit(PCIDevice *pdev)
 	CX3State *s = CX3(pdev);
 	int i;
 
-	for (i = 0; i < CX3_NUM_PORTS; i++)
-		qemu_chr_fe_deinit(&s->wire[i].chr, false);
+	for (i = 0; i < CX3_NUM_PORTS; i++) {
+		struct cx3_wire *w = &s->wire[i];
+
+		cx3_wire_tx_reset(w);
+		g_free(w->tx);
+		qemu_chr_fe_deinit(&w->chr, false);
+		if (w->tx_dropped)
+			cx3_log(&s->dev, "port %d: %llu packets dropped for a peer that did not read",
+				i + 1, (unsigned long long)w->tx_dropped);
+	}
 	timer_free(s->poll_timer);
 	for (i = 0; i < CX3_NUM_PORTS; i++) {
 		struct cx3_impair *im = &s->dev.port[i].impair;
