@@ -226,8 +226,8 @@ int mlx4_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 		return IB_MAD_RESULT_FAILURE;
 	}
 
-	/* a directed-route reply carries the D bit: not an error */
-	if (!(out->mad_hdr.status & ~IB_SMP_DIRECTION))
+	/* the firmware's status; the direction bit is set here, below */
+	if (!out->mad_hdr.status)
 		mlx4_ib_snoop_smp(dev, port, in, prev_lid, prev_sm_lid);
 
 	if (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)

@@ -63,7 +63,6 @@
 #define MAD_ST_BAD_METHOD	0x0008
 #define MAD_ST_BAD_METHOD_ATTR	0x000c
 #define MAD_ST_INVALID_FIELD	0x001c
-#define SMP_DIRECTION		0x8000
 
 /* SMP attributes */
 #define SMA_NOTICE		0x0002
@@ -652,7 +651,6 @@ static uint8_t sma_process(struct cx3_dev *dev, int port, uint8_t op_mod,
 		.in = req + SMP_DATA,
 		.out = out + SMP_DATA,
 	};
-	bool dr = req[MAD_MGMT_CLASS] == CLASS_SUBN_DR;
 	uint16_t st;
 
 	/* A response is never answered, and a TrapRepress gets none. */
@@ -675,11 +673,12 @@ static uint8_t sma_process(struct cx3_dev *dev, int port, uint8_t op_mod,
 
 	/*
 	 * The directed-route fields (hop pointer and count, DrSLID/DrDLID,
-	 * paths) stay as they came; the stack moves the hop pointer when it
-	 * sends the response back along the return path.
+	 * paths) stay as they came, and the status has no direction bit: the
+	 * driver sets it and moves the hop pointer (the hardware notes, 5;
+	 * upstream mlx4_ib snoops a Set only when the status it gets is 0).
 	 */
 	out[MAD_METHOD] = METHOD_GET_RESP;
-	cx3_put16(out, MAD_STATUS, st | (dr ? SMP_DIRECTION : 0));
+	cx3_put16(out, MAD_STATUS, st);
 	return CX3_STAT_OK;
 }
 
