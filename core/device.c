@@ -135,9 +135,11 @@ static const size_t ib_settable_ops[] = {
 	IB_OPS_OFF(modify_device), IB_OPS_OFF(modify_port), IB_OPS_OFF(get_link_layer),
 	IB_OPS_OFF(get_dev_fw_str), IB_OPS_OFF(get_vector_affinity),
 	IB_OPS_OFF(process_mad), IB_OPS_OFF(alloc_ucontext),
-	IB_OPS_OFF(dealloc_ucontext), IB_OPS_OFF(mmap), IB_OPS_OFF(alloc_pd),
+	IB_OPS_OFF(dealloc_ucontext), IB_OPS_OFF(mmap), IB_OPS_OFF(disassociate_ucontext),
+	IB_OPS_OFF(query_device_user), IB_OPS_OFF(alloc_pd),
 	IB_OPS_OFF(dealloc_pd), IB_OPS_OFF(get_dma_mr), IB_OPS_OFF(reg_kernel_mr),
-	IB_OPS_OFF(dereg_mr), IB_OPS_OFF(alloc_mr), IB_OPS_OFF(map_mr_sg),
+	IB_OPS_OFF(dereg_mr), IB_OPS_OFF(reg_user_mr), IB_OPS_OFF(rereg_user_mr),
+	IB_OPS_OFF(alloc_mr), IB_OPS_OFF(map_mr_sg),
 	IB_OPS_OFF(alloc_mw), IB_OPS_OFF(dealloc_mw), IB_OPS_OFF(alloc_xrcd),
 	IB_OPS_OFF(dealloc_xrcd), IB_OPS_OFF(create_cq), IB_OPS_OFF(destroy_cq),
 	IB_OPS_OFF(modify_cq), IB_OPS_OFF(resize_cq), IB_OPS_OFF(create_qp),
@@ -157,8 +159,8 @@ void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops
 	size_t i;
 
 	/*
-	 * every member but driver_id (padded to a pointer) and the object
-	 * sizes is in the list
+	 * every member but driver_id and uverbs_abi_ver (one pointer's room)
+	 * and the object sizes is in the list
 	 */
 	BUILD_BUG_ON(sizeof_field(struct ib_device, ops) !=
 		     (ARRAY_SIZE(ib_settable_ops) + 1) * sizeof(void *) + sizeof(size_t));
@@ -175,6 +177,8 @@ void ib_set_device_ops(struct ib_device *device, const struct ib_device_ops *ops
 		if (*src)
 			*dst = *src;
 	}
+	if (ops->uverbs_abi_ver)
+		device->ops.uverbs_abi_ver = ops->uverbs_abi_ver;
 	if (ops->size_ib_mw)
 		device->ops.size_ib_mw = ops->size_ib_mw;
 }

@@ -105,4 +105,79 @@ int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
 void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
 				      const struct attribute_group **groups);
 
+/* ---------------------------------------------------------------------- */
+/*
+ * ib_core's side of ib_uverbs (core/uobj.c, core/umap.c).  Upstream keeps
+ * these inside one module; ours are two, so ib_core exports them to
+ * ib_uverbs alone.  ib_core fills the common members of each object as
+ * for kernel objects, with uobject set, before the object is returned;
+ * the driver's part of the command and response is udata.  Each returns
+ * the object or ERR_PTR() (-EOPNOTSUPP for a driver without the op); the
+ * checks are those of the kernel verbs (rate-limited log line, errno).
+ */
+struct ib_uverbs_file;
+struct ib_umap_set;
+
+/*
+ * [sleep] The record of a file's mappings: one reference for the file,
+ * one taken by each mapping and given back when it is unmapped.
+ */
+struct ib_umap_set *ibstack_umap_set_alloc(void);
+void ibstack_umap_set_put(struct ib_umap_set *set);
+/*
+ * [sleep] Revoke every mapping of the set (the device is going away):
+ * their page-table entries are zapped, and a later touch of one finds a
+ * page of zeroes (writes are lost), as upstream's disassociate does, so
+ * that a program still writing a doorbell does not die of it.  New
+ * rdma_user_mmap_io() calls on the set fail with -EIO from then on.
+ */
+void ibstack_umap_revoke(struct ib_umap_set *set);
+
+/* [sleep] the driver's alloc_ucontext, then device, ufile and umaps set */
+struct ib_ucontext *ibstack_alloc_ucontext(struct ib_device *device,
+					   struct ib_uverbs_file *ufile,
+					   struct ib_umap_set *umaps,
+					   struct ib_udata *udata);
+/* [sleep] the driver's disassociate_ucontext (if any) */
+void ibstack_disassociate_ucontext(struct ib_ucontext *ucontext);
+/* [sleep] the driver's dealloc_ucontext */
+void ibstack_dealloc_ucontext(struct ib_ucontext *ucontext);
+
+/* [sleep] released with ib_dealloc_pd_user() */
+struct ib_pd *ibstack_alloc_pd_user(struct ib_device *device, struct ib_uobject *uobj,
+				    struct ib_udata *udata);
+/* [sleep] released with ib_destroy_cq_user(); attr->flags as 6.1 checks them */
+struct ib_cq *ibstack_create_cq_user(struct ib_device *device,
+				     const struct ib_cq_init_attr *attr,
+				     ib_comp_handler comp_handler,
+				     void (*event_handler)(struct ib_event *, void *),
+				     void *cq_context, struct ib_uobject *uobj,
+				     struct ib_udata *udata);
+/* [sleep] the driver's resize_cq with udata; -EINVAL below the CQEs in use */
+int ibstack_resize_cq_user(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+/*
+ * [sleep] A QP for user space.  pd is NULL for IB_QPT_XRC_TGT, which is
+ * created in attr->xrcd's domain and returned as a handle on it (as
+ * ib_open_qp() gives: released with ib_destroy_qp_user(), the QP with its
+ * last handle).  Released with ib_destroy_qp_user().
+ */
+struct ib_qp *ibstack_create_qp_user(struct ib_device *device, struct ib_pd *pd,
+				     struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
+				     struct ib_udata *udata);
+/* [sleep] ib_modify_srq() with udata */
+int ibstack_modify_srq_user(struct ib_srq *srq, struct ib_srq_attr *attr,
+			    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+/* [sleep] the driver's reg_user_mr; released with ib_dereg_mr_user() */
+struct ib_mr *ibstack_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 virt,
+				  int access, struct ib_uobject *uobj, struct ib_udata *udata);
+/*
+ * [sleep] the driver's rereg_user_mr; on success the MR's pd (and the
+ * old and new PDs' use counts), iova and length follow the flags
+ */
+int ibstack_rereg_user_mr(struct ib_mr *mr, int flags, u64 start, u64 length, u64 virt,
+			  int access, struct ib_pd *pd, struct ib_udata *udata);
+/* [sleep] ibstack_alloc_mw() with uobj and udata; released with ibstack_dealloc_mw() */
+struct ib_mw *ibstack_alloc_mw_user(struct ib_pd *pd, enum ib_mw_type type,
+				    struct ib_uobject *uobj, struct ib_udata *udata);
+
 #endif /* IBSTACK_EXT_H */

@@ -41,6 +41,11 @@
 #include <linux/dma-mapping.h>
 #include <linux/scatterlist.h>
 #include <linux/netdevice.h>
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/numa.h>
@@ -599,6 +604,14 @@ struct ib_mr {
 	};
 	struct ib_dm		*dm;		/* never: no device memory */
 	struct ib_sig_attrs	*sig_attrs;	/* never: no integrity MRs */
+};
+
+/* What REREG_MR changes (rereg_user_mr's flags) */
+enum ib_mr_rereg_flags {
+	IB_MR_REREG_TRANS	= 1,
+	IB_MR_REREG_PD		= (1 << 1),
+	IB_MR_REREG_ACCESS	= (1 << 2),
+	IB_MR_REREG_SUPPORTED	= ((IB_MR_REREG_ACCESS << 1) - 1)
 };
 
 enum ib_mw_type {
@@ -1417,6 +1430,78 @@ struct ib_udata {
 	size_t			outlen;
 };
 
+struct ib_uverbs_file;
+struct ib_umap_set;
+
+/*
+ * A user context: one per open /dev/infiniband/uverbsN that sent
+ * GET_CONTEXT.  The driver allocates its own structure around it
+ * (alloc_ucontext); ib_core sets the members below before any other op
+ * sees it (ibstack_alloc_ucontext(), <ibstack/ext.h>).
+ */
+struct ib_ucontext {
+	struct ib_device	*device;
+	struct ib_uverbs_file	*ufile;		/* ib_uverbs' file; opaque elsewhere */
+	/*
+	 * ib_core's record of the mappings rdma_user_mmap_io() made, owned by
+	 * the file (it outlives the context: a mapping may outlive both)
+	 */
+	struct ib_umap_set	*umaps;
+};
+
+/*
+ * What ib_uverbs keeps of each object a user created (the object's
+ * uobject member points here): the members up to rcu as in 6.1, the
+ * rest ib_uverbs' own.  Drivers and ULPs only test a pointer to it for
+ * NULL ("is this a user object").
+ */
+struct ib_uobject {
+	u64			user_handle;	/* user space's cookie for events */
+	struct ib_uverbs_file	*ufile;		/* the owning file */
+	struct ib_ucontext	*context;
+	void			*object;	/* the ib_pd, ib_cq, ... */
+	struct list_head	list;		/* in the file's object list */
+	int			id;		/* the handle user space names it by */
+	struct kref		ref;
+	atomic_t		usecnt;		/* > 0: shared users; -1: exclusive */
+	struct rcu_head		rcu;
+	const void		*uverbs_type;	/* ib_uverbs' type of the object */
+};
+
+/* [sleep] copy from the driver's part of a command; -EFAULT */
+static inline int ib_copy_from_udata(void *dest, struct ib_udata *udata, size_t len)
+{
+	return copy_from_user(dest, udata->inbuf, len) ? -EFAULT : 0;
+}
+
+/* [sleep] copy to the driver's part of a response; -EFAULT */
+static inline int ib_copy_to_udata(struct ib_udata *udata, void *src, size_t len)
+{
+	return copy_to_user(udata->outbuf, src, len) ? -EFAULT : 0;
+}
+
+/* [sleep] whether len bytes of user memory at p are all zero (false on a fault) */
+static inline bool ib_is_buffer_cleared(const void __user *p, size_t len)
+{
+	bool cleared;
+	u8 *buf;
+
+	if (len > USHRT_MAX)
+		return false;
+	buf = memdup_user(p, len);
+	if (IS_ERR(buf))
+		return false;
+	cleared = !memchr_inv(buf, 0, len);
+	kfree(buf);
+	return cleared;
+}
+
+/* [sleep] whether the driver input from offset on, len bytes, is all zero */
+static inline bool ib_is_udata_cleared(struct ib_udata *udata, size_t offset, size_t len)
+{
+	return ib_is_buffer_cleared(udata->inbuf + offset, len);
+}
+
 /* What never changes about a port (ib_device.port_data[port].immutable) */
 struct ib_port_immutable {
 	int	pkey_tbl_len;
@@ -1442,6 +1527,8 @@ struct cpumask;
 struct ib_device_ops {
 	struct module *owner;
 	enum rdma_driver_id driver_id;
+	/* the driver's udata ABI for ib_uverbs (uverbsN/abi_version) */
+	unsigned int uverbs_abi_ver;
 
 	/* [sleep] queries and management */
 	int (*query_device)(struct ib_device *dev, struct ib_device_attr *attr);
@@ -1469,10 +1556,22 @@ struct ib_device_ops {
 			   const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 			   const struct ib_mad *in, struct ib_mad *out);
 
-	/* [sleep] user contexts (uverbs, a later issue) */
+	/*
+	 * [sleep] user contexts (ib_uverbs).  alloc_ucontext allocates the
+	 * driver's context and writes its response to udata; mmap maps one of
+	 * the context's pages with rdma_user_mmap_io(); disassociate_ucontext
+	 * (optional) lets go of what the driver mapped itself, when the device
+	 * goes away under open files (ib_core has revoked the mappings made
+	 * with rdma_user_mmap_io() already).  query_device_user (optional)
+	 * writes the driver's part of an extended QUERY_DEVICE response.
+	 * The driver's udata ABI version (uverbsN/abi_version) is
+	 * uverbs_abi_ver above.
+	 */
 	struct ib_ucontext *(*alloc_ucontext)(struct ib_device *dev, struct ib_udata *udata);
 	void (*dealloc_ucontext)(struct ib_ucontext *ctx);
 	int (*mmap)(struct ib_ucontext *ctx, struct vm_area_struct *vma);
+	void (*disassociate_ucontext)(struct ib_ucontext *ctx);
+	int (*query_device_user)(struct ib_device *dev, struct ib_udata *udata);
 
 	/* [sleep] object creation and destruction */
 	struct ib_pd *(*alloc_pd)(struct ib_device *dev, struct ib_udata *udata);
@@ -1485,6 +1584,16 @@ struct ib_device_ops {
 	struct ib_mr *(*reg_kernel_mr)(struct ib_pd *pd, const u64 *pages, int npages,
 				       int page_shift, u64 iova, u64 length, int access);
 	int (*dereg_mr)(struct ib_mr *mr);
+	/*
+	 * optional (ib_uverbs): an MR over user memory [start, start + length)
+	 * seen by the card at virt (the driver pins it with ib_umem_get()),
+	 * and its re-registration in place: flags IB_MR_REREG_TRANS (the
+	 * range), _PD (pd), _ACCESS (access), each only with its flag.
+	 */
+	struct ib_mr *(*reg_user_mr)(struct ib_pd *pd, u64 start, u64 length, u64 virt,
+				     int access, struct ib_udata *udata);
+	int (*rereg_user_mr)(struct ib_mr *mr, int flags, u64 start, u64 length, u64 virt,
+			     int access, struct ib_pd *pd, struct ib_udata *udata);
 	/* optional: fast registration (issue 13's S3B) */
 	struct ib_mr *(*alloc_mr)(struct ib_pd *pd, enum ib_mr_type mr_type,
 				  u32 max_num_sg);
@@ -2182,6 +2291,14 @@ static inline void ib_destroy_srq(struct ib_srq *srq)
 	WARN_ONCE(ret, "destroying a kernel SRQ failed: %d\n", ret);
 }
 
+/*
+ * [sleep] rdma_create_ah() for user space (ib_uverbs) (the attributes as
+ * rdma_create_ah() checks them, RDMA_CREATE_AH_SLEEPABLE); released
+ * with rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, NULL)
+ */
+struct ib_ah *rdma_create_user_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr,
+				  struct ib_udata *udata);
+
 /* [sleep] caller: the creating module's name */
 struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *qp_init_attr,
 				  const char *caller);
@@ -2212,6 +2329,9 @@ int ib_close_qp(struct ib_qp *qp);
 
 /* -EINVAL for a transition or mask the IBA does not allow */
 int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask);
+/* [sleep] ib_modify_qp() with the driver's part of a user's command */
+int ib_modify_qp_with_udata(struct ib_qp *qp, struct ib_qp_attr *attr, int attr_mask,
+			    struct ib_udata *udata);
 int ib_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		struct ib_qp_init_attr *init_attr);
 /* [sleep] -EBUSY while attached to a multicast group */
@@ -2221,6 +2341,48 @@ static inline int ib_destroy_qp(struct ib_qp *qp)
 {
 	return ib_destroy_qp_user(qp, NULL);
 }
+
+/*
+ * [any] Walking a DMA-mapped scatterlist in blocks of a power-of-two size
+ * (6.1's ib_block_iter): rdma_for_each_block(sgl, &biter, nents, pgsz)
+ * { addr = rdma_block_iter_dma_address(&biter); }.  The members are the
+ * iterator's own.
+ */
+struct ib_block_iter {
+	struct scatterlist	*__sg;		/* the current entry */
+	dma_addr_t		__dma_addr;	/* the current block's address */
+	size_t			__sg_numblocks;	/* blocks left (umem walks) */
+	unsigned int		__sg_nents;	/* entries left */
+	unsigned int		__sg_advance;	/* bytes into the current entry */
+	unsigned int		__pg_bit;	/* log2 of the block size */
+};
+
+void __rdma_block_iter_start(struct ib_block_iter *biter, struct scatterlist *sglist,
+			     unsigned int nents, unsigned long pgsz);
+bool __rdma_block_iter_next(struct ib_block_iter *biter);
+
+static inline dma_addr_t rdma_block_iter_dma_address(struct ib_block_iter *biter)
+{
+	return biter->__dma_addr & ~(BIT_ULL(biter->__pg_bit) - 1);
+}
+
+#define rdma_for_each_block(sglist, biter, nents, pgsz)		\
+	for (__rdma_block_iter_start(biter, sglist, nents, pgsz);	\
+	     __rdma_block_iter_next(biter);)
+
+struct rdma_user_mmap_entry;
+
+/*
+ * [sleep] From a driver's mmap op: map size bytes of I/O memory at pfn
+ * into vma (whose size must be exactly that) with the protection prot
+ * (pgprot_noncached(), pgprot_writecombine() of vma->vm_page_prot), and
+ * record the mapping in the context so that ib_core can revoke it when the
+ * device goes away.  entry: NULL (ibstack has no mmap entries).  0,
+ * -EINVAL for a size mismatch or an entry, -EAGAIN, -ENOMEM.
+ */
+int rdma_user_mmap_io(struct ib_ucontext *ucontext, struct vm_area_struct *vma,
+		      unsigned long pfn, unsigned long size, pgprot_t prot,
+		      struct rdma_user_mmap_entry *entry);
 
 /* [any] The IBA's QP state-transition table (11.2.4.2 and 10.3.1). */
 bool ib_modify_qp_is_ok(enum ib_qp_state cur_state, enum ib_qp_state next_state,
