@@ -4,7 +4,8 @@
  * doorbell record (consumer index, last arm command), creation on a
  * completion vector, arming, moderation, and the removal of a QP's CQEs
  * when the QP goes back to RESET.  Polling is in poll.c, resizing in
- * cq_resize.c.
+ * cq_resize.c.  A user CQ's ring and record are in its process's memory
+ * (pinned), on its context's UAR: libmlx4 polls and arms it.
  */
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -68,6 +69,7 @@ int mlx4_ib_alloc_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring,
 	int err;
 
 	ring->nent = nent;
+	ring->umem = NULL;
 	err = mlx4_buf_alloc(dev->dev, nent * MLX4_HW_CQE_SIZE, 2 * PAGE_SIZE, &ring->buf);
 	if (err)
 		return err;
@@ -88,11 +90,95 @@ err_buf:
 	return err;
 }
 
+/*
+ * [sleep] A user CQ's ring of nent CQEs at buf_addr: pinned writable (the
+ * card writes CQEs), and its MTT.  libmlx4 gave every CQE to the card.
+ */
+int mlx4_ib_pin_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u64 buf_addr,
+			u32 nent)
+{
+	int err;
+
+	ring->nent = nent;
+	ring->umem = ib_umem_get(&dev->ib_dev, buf_addr, (size_t)nent * MLX4_HW_CQE_SIZE,
+				 IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(ring->umem)) {
+		err = PTR_ERR(ring->umem);
+		ring->umem = NULL;
+		mlx4_ib_warn_rl(dev, "CQ ring of %u CQEs at 0x%llx: pinning failed (%d)\n",
+				nent, buf_addr, err);
+		return err;
+	}
+	err = mlx4_ib_umem_mtt(dev, ring->umem, &ring->mtt);
+	if (err) {
+		ib_umem_release(ring->umem);
+		ring->umem = NULL;
+	}
+	return err;
+}
+
 /* [sleep] The card no longer writes into the ring. */
 void mlx4_ib_free_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring)
 {
 	mlx4_mtt_cleanup(dev->dev, &ring->mtt);
-	mlx4_buf_free(dev->dev, ring->nent * MLX4_HW_CQE_SIZE, &ring->buf);
+	if (ring->umem) {
+		ib_umem_release(ring->umem);
+		ring->umem = NULL;
+	} else {
+		mlx4_buf_free(dev->dev, ring->nent * MLX4_HW_CQE_SIZE, &ring->buf);
+	}
+}
+
+/*
+ * [sleep] A user CQ's ring and record, from the command's driver data
+ * (struct mlx4_ib_create_cq); its number goes back in the answer.
+ */
+static int mlx4_ib_user_cq_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq,
+				   u32 nent, struct ib_udata *udata)
+{
+	struct mlx4_ib_create_cq ucmd;
+	int err;
+
+	cq->uctx = mlx4_ib_udata_ucontext(dev, udata);
+	if (!cq->uctx)
+		return -EINVAL;
+	err = mlx4_ib_copy_cmd(dev, &ucmd, sizeof(ucmd), udata, "create_cq");
+	if (err)
+		return err;
+	err = mlx4_ib_pin_cq_ring(dev, &cq->ring, ucmd.buf_addr, nent);
+	if (err)
+		return err;
+	/* two dwords: set_ci and arm */
+	err = mlx4_ib_db_map_user(cq->uctx, ucmd.db_addr, 2 * sizeof(__be32), &cq->udb);
+	if (err)
+		mlx4_ib_free_cq_ring(dev, &cq->ring);
+	return err;
+}
+
+/* [sleep] A kernel CQ's ring and record. */
+static int mlx4_ib_kernel_cq_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq, u32 nent)
+{
+	int err;
+
+	err = mlx4_db_alloc(dev->dev, &cq->db, 1);
+	if (err)
+		return err;
+	cq->db.db[MLX4_HW_CQ_SET_CI_DB] = 0;
+	cq->db.db[MLX4_HW_CQ_ARM_DB] = 0;
+	err = mlx4_ib_alloc_cq_ring(dev, &cq->ring, nent);
+	if (err)
+		mlx4_db_free(dev->dev, &cq->db);
+	return err;
+}
+
+/* [sleep] Undo mlx4_ib_user_cq_buffers() or mlx4_ib_kernel_cq_buffers(). */
+static void mlx4_ib_free_cq_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq)
+{
+	mlx4_ib_cq_free_rings(dev, cq);
+	if (cq->uctx)
+		mlx4_ib_db_unmap_user(cq->uctx, &cq->udb);
+	else
+		mlx4_db_free(dev->dev, &cq->db);
 }
 
 struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init_attr *attr,
@@ -100,14 +186,13 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 {
 	struct mlx4_ib_dev *dev = to_mdev(ibdev);
 	int nvec = dev->dev->caps.num_comp_vectors;
+	struct mlx4_uar *uar = dev->uar;
+	struct mlx4_ib_create_cq_resp resp = {};
 	struct mlx4_ib_cq *cq;
+	u64 db_dma;
 	u32 nent;
 	int err;
 
-	if (udata) {
-		mlx4_ib_warn_rl(dev, "create_cq: user CQs are not supported yet\n");
-		return ERR_PTR(-EOPNOTSUPP);
-	}
 	/* a ring of max_cqes + 1 entries holds max_cqes CQEs */
 	if (attr->flags || attr->cqe < 1 ||
 	    attr->cqe > (unsigned int)dev->dev->caps.max_cqes) {
@@ -127,28 +212,37 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 	cq->ibcq.cqe = nent - 1;
 	atomic_set(&cq->arm_sn, 1);
 
-	err = mlx4_db_alloc(dev->dev, &cq->db, 1);
-	if (err)
-		goto err_cq;
-	cq->db.db[MLX4_HW_CQ_SET_CI_DB] = 0;
-	cq->db.db[MLX4_HW_CQ_ARM_DB] = 0;
-
-	err = mlx4_ib_alloc_cq_ring(dev, &cq->ring, nent);
-	if (err)
-		goto err_db;
+	if (udata) {
+		err = mlx4_ib_user_cq_buffers(dev, cq, nent, udata);
+		if (err)
+			goto err_cq;
+		uar = &cq->uctx->uar;
+		db_dma = cq->udb.dma;
+	} else {
+		err = mlx4_ib_kernel_cq_buffers(dev, cq, nent);
+		if (err)
+			goto err_cq;
+		db_dma = cq->db.dma;
+	}
 
 	cq->mcq.comp = mlx4_ib_cq_comp;
 	cq->mcq.event = mlx4_ib_cq_event;
-	err = mlx4_cq_alloc(dev->dev, nent, &cq->ring.mtt, dev->uar, cq->db.dma, &cq->mcq,
+	err = mlx4_cq_alloc(dev->dev, nent, &cq->ring.mtt, uar, db_dma, &cq->mcq,
 			    nvec > 0 ? attr->comp_vector % nvec : 0);
 	if (err)
-		goto err_ring;
+		goto err_buffers;
+	if (udata) {
+		resp.cqn = cq->mcq.cqn;
+		err = mlx4_ib_copy_resp(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_mcq;
+	}
 	return &cq->ibcq;
 
-err_ring:
-	mlx4_ib_free_cq_ring(dev, &cq->ring);
-err_db:
-	mlx4_db_free(dev->dev, &cq->db);
+err_mcq:
+	mlx4_cq_free(dev->dev, &cq->mcq);
+err_buffers:
+	mlx4_ib_free_cq_buffers(dev, cq);
 err_cq:
 	kfree(cq);
 	return ERR_PTR(err);
@@ -160,8 +254,7 @@ int mlx4_ib_destroy_cq(struct ib_cq *ibcq)
 	struct mlx4_ib_cq *cq = to_mcq(ibcq);
 
 	mlx4_cq_free(dev->dev, &cq->mcq);
-	mlx4_ib_cq_free_rings(dev, cq);
-	mlx4_db_free(dev->dev, &cq->db);
+	mlx4_ib_free_cq_buffers(dev, cq);
 	kfree(cq);
 	return 0;
 }
@@ -184,6 +277,9 @@ int mlx4_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u32 cmd, ci;
 	int missed = 0;
 
+	/* libmlx4 arms its CQs itself, on its own UAR */
+	if (unlikely(cq->uctx))
+		return -EOPNOTSUPP;
 	cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
 	      MLX4_HW_CQ_DB_REQ_NOT_SOL : MLX4_HW_CQ_DB_REQ_NOT;
 
@@ -251,6 +347,9 @@ void mlx4_ib_cq_clean(struct mlx4_ib_cq *cq, u32 qpn, struct mlx4_ib_srq *srq)
 	u8 owner;
 
 	lockdep_assert_held(&cq->lock);
+	/* libmlx4 cleans its own CQs */
+	if (WARN_ON_ONCE(cq->uctx))
+		return;
 
 	/* CQEs behind a RESIZE CQE are in the new ring: move over first */
 	if (cq->resize_pending)

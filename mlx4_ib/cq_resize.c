@@ -8,6 +8,12 @@
  * command is done, or poll_cq meets the RESIZE CQE first, with nothing in
  * front of it.  The replaced ring is freed in process context, by
  * resize_cq or by destroy_cq; one resize at a time (resize_mutex).
+ *
+ * A user CQ's new ring is pinned user memory (struct mlx4_ib_resize_cq);
+ * libmlx4 moves the CQEs in front of the RESIZE CQE itself, after the
+ * command, from the old ring in its memory: the kernel switches to the new
+ * ring and unpins the old one as soon as the card took the new one (it has
+ * written the RESIZE CQE by then).
  */
 #include <linux/string.h>
 #include <linux/log2.h>
@@ -90,6 +96,35 @@ void mlx4_ib_cq_free_rings(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq)
 	mlx4_ib_free_cq_ring(dev, &cq->ring);
 }
 
+/* [sleep] A user CQ's new ring, from the command's driver data. */
+static int mlx4_ib_user_resize_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring,
+				    u32 nent, struct ib_udata *udata)
+{
+	struct mlx4_ib_resize_cq ucmd;
+	int err;
+
+	err = mlx4_ib_copy_cmd(dev, &ucmd, sizeof(ucmd), udata, "resize_cq");
+	if (err)
+		return err;
+	return mlx4_ib_pin_cq_ring(dev, ring, ucmd.buf_addr, nent);
+}
+
+/* [sleep] A user CQ's new ring took over: the old one is unpinned. */
+static void mlx4_ib_user_switch_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq *cq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	WARN_ON_ONCE(cq->has_retired);
+	cq->retired = cq->ring;
+	cq->has_retired = true;
+	cq->ring = cq->resize;
+	cq->resize_pending = false;
+	cq->ibcq.cqe = cq->ring.nent - 1;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mlx4_ib_cq_free_retired(dev, cq);
+}
+
 /* The number of CQEs waiting to be polled. */
 static u32 mlx4_ib_cq_pending(struct mlx4_ib_cq *cq)
 {
@@ -129,14 +164,18 @@ int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 {
 	struct mlx4_ib_dev *dev = to_mdev(ibcq->device);
 	struct mlx4_ib_cq *cq = to_mcq(ibcq);
-	struct mlx4_ib_cq_ring ring;
+	struct mlx4_ib_cq_ring ring = {};
 	unsigned long flags;
 	bool switched;
 	u32 nent, pending;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	if (!udata != !cq->uctx) {
+		mlx4_ib_warn_rl(dev, "resize_cq: CQ 0x%x: a %s CQ resized by a %s caller\n",
+				cq->mcq.cqn, cq->uctx ? "user" : "kernel",
+				udata ? "user" : "kernel");
+		return -EINVAL;
+	}
 	if (entries < 1 || entries > dev->dev->caps.max_cqes) {
 		mlx4_ib_warn_rl(dev, "resize_cq: %d entries not supported (1..%d)\n",
 				entries, dev->dev->caps.max_cqes);
@@ -155,17 +194,23 @@ int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 	err = 0;
 	if (nent == cq->ring.nent)
 		goto out;
-	pending = mlx4_ib_cq_pending(cq);
-	if (pending >= nent) {
-		mlx4_ib_warn_rl(dev, "resize_cq: CQ 0x%x holds %u CQEs, more than %u\n",
-				cq->mcq.cqn, pending, nent - 1);
-		err = -EINVAL;
-		goto out;
+	if (cq->uctx) {
+		/* libmlx4 knows what its ring holds (and checked it) */
+		err = mlx4_ib_user_resize_ring(dev, &ring, nent, udata);
+		if (err)
+			goto out;
+	} else {
+		pending = mlx4_ib_cq_pending(cq);
+		if (pending >= nent) {
+			mlx4_ib_warn_rl(dev, "resize_cq: CQ 0x%x holds %u CQEs, more than %u\n",
+					cq->mcq.cqn, pending, nent - 1);
+			err = -EINVAL;
+			goto out;
+		}
+		err = mlx4_ib_alloc_cq_ring(dev, &ring, nent);
+		if (err)
+			goto out;
 	}
-
-	err = mlx4_ib_alloc_cq_ring(dev, &ring, nent);
-	if (err)
-		goto out;
 	spin_lock_irqsave(&cq->lock, flags);
 	cq->resize = ring;
 	cq->resize_pending = true;
@@ -174,6 +219,10 @@ int mlx4_ib_resize_cq(struct ib_cq *ibcq, int entries, struct ib_udata *udata)
 	err = mlx4_cq_resize(dev->dev, &cq->mcq, nent, &ring.mtt);
 	if (err) {
 		mlx4_ib_resize_failed(dev, cq, err);
+		goto out;
+	}
+	if (cq->uctx) {
+		mlx4_ib_user_switch_ring(dev, cq);
 		goto out;
 	}
 

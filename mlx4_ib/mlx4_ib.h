@@ -13,6 +13,16 @@
  *    poll_cq takes an SRQ's lock inside it to return WQEs to the free
  *    list, and post_send takes the send CQ's lock inside the SQ's lock
  *    when the queue looks full.  Two CQ locks are taken in CQN order.
+ *  - mlx4_ib_ucontext.db_page_mutex protects a user context's list of
+ *    pinned doorbell-record pages and their use counts (doorbell.c); taken
+ *    by create and destroy of user CQs, QPs and SRQs, inside nothing of
+ *    ours.
+ *
+ * User objects (created with udata by ib_uverbs: uctx set) have their
+ * queues, CQE rings and doorbell records in the process's memory, pinned
+ * (ib_umem) and written by libmlx4 alone: the kernel never posts to them,
+ * polls them, cleans or flushes them, and they are on none of the lists the
+ * software flush walks (flush.c).
  */
 #ifndef MLX4_IB_H
 #define MLX4_IB_H
@@ -21,6 +31,9 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/mlx4-abi.h>
 #include <ibstack/mlx4.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
@@ -84,6 +97,27 @@ struct mlx4_ib_dev {
 	struct work_struct	catas_work;	/* the error flush (flush.c) */
 };
 
+/*
+ * A user context (one per GET_CONTEXT): its UAR page (the doorbells of its
+ * QPs and CQs, mapped at offset 0 of the uverbs file), and the pages of
+ * doorbell records its objects pinned (doorbell.c)
+ */
+struct mlx4_ib_ucontext {
+	struct ib_ucontext	ibucontext;
+	struct mlx4_uar		uar;
+	/* protects db_page_list and the pages' use counts */
+	struct mutex		db_page_mutex;
+	struct list_head	db_page_list;
+};
+
+/* A doorbell record in user memory: its page's pin, and its bus address */
+struct mlx4_ib_db_page;
+
+struct mlx4_ib_user_db {
+	struct mlx4_ib_db_page	*page;
+	dma_addr_t		dma;
+};
+
 struct mlx4_ib_pd {
 	struct ib_pd	ibpd;
 	u32		pdn;
@@ -99,6 +133,8 @@ struct mlx4_ib_pd {
 struct mlx4_ib_mr {
 	struct ib_mr	ibmr;
 	struct mlx4_mr	mmr;
+	struct ib_umem	*umem;		/* a user MR's pinned pages, else NULL */
+	int		access;		/* a user MR's IB_ACCESS_* (rereg_user_mr) */
 	__be64		*pages;		/* NULL but for fast registration */
 	dma_addr_t	page_map;
 	size_t		page_map_size;
@@ -111,9 +147,13 @@ struct mlx4_ib_ah {
 	struct mlx4_hw_av	av;
 };
 
-/* A CQE ring: its buffer, the MTT entries that describe it, its size. */
+/*
+ * A CQE ring: its buffer (a user CQ's: pinned user memory, umem, and no
+ * buf), the MTT entries that describe it, its size.
+ */
 struct mlx4_ib_cq_ring {
 	struct mlx4_buf		buf;
+	struct ib_umem		*umem;
 	struct mlx4_mtt		mtt;
 	u32			nent;		/* a power of two */
 };
@@ -121,7 +161,10 @@ struct mlx4_ib_cq_ring {
 struct mlx4_ib_cq {
 	struct ib_cq		ibcq;
 	struct mlx4_cq		mcq;
-	struct mlx4_db		db;
+	struct mlx4_db		db;		/* a kernel CQ's record */
+	/* a user CQ's context and record (uctx NULL for a kernel CQ) */
+	struct mlx4_ib_ucontext	*uctx;
+	struct mlx4_ib_user_db	udb;
 	/* protects cons_index and the rings; see the top of this file */
 	spinlock_t		lock;
 	struct mlx4_ib_cq_ring	ring;		/* the one polled */
@@ -193,6 +236,14 @@ struct mlx4_ib_qp {
 	struct mlx4_ib_cq	*scq;
 	struct mlx4_ib_cq	*rcq;
 	u32			xrcdn;		/* XRC target: its domain; else 0 */
+	/*
+	 * a user QP's context, pinned buffer and RQ record (uctx NULL for a
+	 * kernel QP, which has buf, db and the wrid arrays instead)
+	 */
+	struct mlx4_ib_ucontext	*uctx;
+	struct ib_umem		*umem;
+	struct mlx4_ib_user_db	udb;
+	bool			sq_no_prefetch;
 	struct mlx4_buf		buf;
 	int			buf_size;
 	struct mlx4_mtt		mtt;
@@ -229,6 +280,10 @@ struct mlx4_ib_srq {
 	struct ib_srq		ibsrq;
 	struct mlx4_srq		msrq;
 	struct mlx4_ib_dev	*dev;
+	/* a user SRQ's context, pinned ring and record (else uctx NULL) */
+	struct mlx4_ib_ucontext	*uctx;
+	struct ib_umem		*umem;
+	struct mlx4_ib_user_db	udb;
 	struct mlx4_buf		buf;
 	int			buf_size;
 	struct mlx4_mtt		mtt;
@@ -246,6 +301,11 @@ struct mlx4_ib_srq {
 static inline struct mlx4_ib_dev *to_mdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct mlx4_ib_dev, ib_dev);
+}
+
+static inline struct mlx4_ib_ucontext *to_mucontext(struct ib_ucontext *ibucontext)
+{
+	return container_of(ibucontext, struct mlx4_ib_ucontext, ibucontext);
 }
 
 static inline struct mlx4_ib_pd *to_mpd(struct ib_pd *ibpd)
@@ -308,6 +368,21 @@ int mlx4_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			struct ib_port_modify *props);
 int mlx4_ib_init_node_data(struct mlx4_ib_dev *dev);
 
+/* ucontext.c */
+struct ib_ucontext *mlx4_ib_alloc_ucontext(struct ib_device *ibdev, struct ib_udata *udata);
+void mlx4_ib_dealloc_ucontext(struct ib_ucontext *ibucontext);
+int mlx4_ib_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
+int mlx4_ib_query_device_user(struct ib_device *ibdev, struct ib_udata *udata);
+struct mlx4_ib_ucontext *mlx4_ib_udata_ucontext(struct mlx4_ib_dev *dev, struct ib_udata *udata);
+int mlx4_ib_copy_cmd(struct mlx4_ib_dev *dev, void *cmd, size_t len, struct ib_udata *udata,
+		     const char *what);
+int mlx4_ib_copy_resp(struct ib_udata *udata, void *resp, size_t len);
+
+/* doorbell.c */
+int mlx4_ib_db_map_user(struct mlx4_ib_ucontext *uctx, u64 virt, size_t size,
+			struct mlx4_ib_user_db *db);
+void mlx4_ib_db_unmap_user(struct mlx4_ib_ucontext *uctx, struct mlx4_ib_user_db *db);
+
 /* sysfs.c */
 extern const struct attribute_group mlx4_ib_attr_group;
 
@@ -323,6 +398,14 @@ struct ib_mr *mlx4_ib_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *mlx4_ib_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npages,
 				    int page_shift, u64 iova, u64 length, int access);
 int mlx4_ib_dereg_mr(struct ib_mr *mr);
+u32 mlx4_ib_access(int access);
+
+/* umr.c */
+struct ib_mr *mlx4_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 virt,
+				  int access, struct ib_udata *udata);
+int mlx4_ib_rereg_user_mr(struct ib_mr *mr, int flags, u64 start, u64 length, u64 virt,
+			  int access, struct ib_pd *pd, struct ib_udata *udata);
+int mlx4_ib_umem_mtt(struct mlx4_ib_dev *dev, struct ib_umem *umem, struct mlx4_mtt *mtt);
 
 /* mw.c: memory windows (ib_core allocates them: ibmw first) */
 struct mlx4_ib_mw {
@@ -371,6 +454,8 @@ struct mlx4_hw_cqe *mlx4_ib_cqe_at(struct mlx4_ib_cq_ring *ring, u32 n);
 void mlx4_ib_cq_set_ci(struct mlx4_ib_cq *cq);
 int mlx4_ib_alloc_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u32 nent);
 void mlx4_ib_free_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring);
+int mlx4_ib_pin_cq_ring(struct mlx4_ib_dev *dev, struct mlx4_ib_cq_ring *ring, u64 buf_addr,
+			u32 nent);
 
 /* cq_resize.c */
 int mlx4_ib_resize_cq(struct ib_cq *cq, int entries, struct ib_udata *udata);
@@ -398,6 +483,12 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 				struct ib_udata *udata);
 int mlx4_ib_destroy_qp(struct ib_qp *qp);
 void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp);
+int mlx4_ib_qp_layout(struct mlx4_ib_qp *qp);
+
+/* qp_user.c */
+int mlx4_ib_user_qp_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp,
+			    struct ib_qp_init_attr *attr, struct ib_udata *udata);
+void mlx4_ib_free_user_qp_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp);
 
 /* qp_modify.c */
 int mlx4_ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,

@@ -87,12 +87,15 @@ struct mlx4_hw_path {
 	u8	dmac[6];
 };
 
+/* sq_size_stride bit 7: the card must not prefetch send WQEs */
+#define MLX4_HW_SQ_NO_PREFETCH		0x80
+
 struct mlx4_hw_qp_context {
 	__be32	flags;			/* 31:28 state, 23:16 ST, 12:11 PM state */
 	__be32	pd;
 	u8	mtu_msgmax;		/* 7:5 path MTU, 4:0 log max message */
 	u8	rq_size_stride;		/* 6:3 log #WQEs, 2:0 log stride - 4 */
-	u8	sq_size_stride;
+	u8	sq_size_stride;	/* and bit 7: MLX4_HW_SQ_NO_PREFETCH */
 	u8	rlkey_roce_mode;
 	__be32	usr_page;		/* UAR index */
 	__be32	local_qpn;

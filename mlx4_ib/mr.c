@@ -2,13 +2,15 @@
 /*
  * Memory regions: the physical DMA MR (an MPT without translation) and
  * kernel MRs over a list of pages (an MPT with MTT entries); their
- * deregistration, also of fast-registration MRs (mr_frwr.c).
+ * deregistration, also of fast-registration MRs (mr_frwr.c) and of user
+ * MRs (umr.c), whose pages are unpinned once the card let go of them.
  */
 #include <linux/slab.h>
 
 #include "mlx4_ib.h"
 
-static u32 mlx4_ib_access(int access)
+/* [any] the MPT rights of IB_ACCESS_* (local read always) */
+u32 mlx4_ib_access(int access)
 {
 	u32 perm = MLX4_PERM_LOCAL_READ;
 
@@ -104,6 +106,7 @@ int mlx4_ib_dereg_mr(struct ib_mr *ibmr)
 	if (err)
 		return err;
 	mlx4_ib_free_page_list(to_mdev(ibmr->device), mr);
+	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }

@@ -17,8 +17,7 @@ int mlx4_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	enum mlx4_mw_type type;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
+	/* a user window: the same (its rkey is ib_uverbs' answer) */
 	switch (ibmw->type) {
 	case IB_MW_TYPE_1:
 		type = MLX4_MW_TYPE_1;

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Protection domains: a PD number from mlx4_core. */
+/*
+ * Protection domains: a PD number from mlx4_core; a user PD's number goes
+ * back to libmlx4 (struct mlx4_ib_alloc_pd_resp: UD address vectors carry
+ * it).
+ */
 #include <linux/slab.h>
-#include <linux/uaccess.h>
 
 #include "mlx4_ib.h"
 
 struct ib_pd *mlx4_ib_alloc_pd(struct ib_device *ibdev, struct ib_udata *udata)
 {
 	struct mlx4_ib_dev *dev = to_mdev(ibdev);
+	struct mlx4_ib_alloc_pd_resp resp = {};
 	struct mlx4_ib_pd *pd;
 	int err;
 
@@ -17,12 +21,11 @@ struct ib_pd *mlx4_ib_alloc_pd(struct ib_device *ibdev, struct ib_udata *udata)
 	err = mlx4_pd_alloc(dev->dev, &pd->pdn);
 	if (err)
 		goto err_free;
-	if (udata && udata->outlen >= sizeof(u32)) {
-		/* struct mlx4_ib_alloc_pd_resp of the mlx4 ABI: pdn first */
-		if (copy_to_user(udata->outbuf, &pd->pdn, sizeof(u32))) {
-			err = -EFAULT;
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = mlx4_ib_copy_resp(udata, &resp, sizeof(resp));
+		if (err)
 			goto err_pd;
-		}
 	}
 	return &pd->ibpd;
 

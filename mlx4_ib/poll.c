@@ -241,6 +241,9 @@ int mlx4_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 
 	if (num_entries < 0 || (num_entries && !wc))
 		return -EINVAL;
+	/* a user CQ is libmlx4's to poll */
+	if (unlikely(cq->uctx))
+		return -EOPNOTSUPP;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(mlx4_is_internal_error(dev->dev))) {

@@ -4,7 +4,9 @@
  * of a port on the reserved QPNs, MLX transport), queue sizing within the
  * card's limits, the shared SQ/RQ buffer, asynchronous events, and
  * destruction.  The state transitions are in qp_modify.c, the work
- * requests in wqe.c.
+ * requests in wqe.c, a user QP's buffers in qp_user.c.  An XRC target QP
+ * is always the kernel's (upstream's ib_core creates it without udata
+ * even for user space: it has no queues, its domain its CQ).
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -37,6 +39,26 @@ static int mlx4_ib_send_overhead(enum ib_qp_type type, bool lso)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The layout of the QP's buffer (the queue with the larger stride first,
+ * as libmlx4 has it too); returns its size.
+ */
+int mlx4_ib_qp_layout(struct mlx4_ib_qp *qp)
+{
+	int rq_bytes = qp->rq.wqe_cnt << qp->rq.wqe_shift;
+	int sq_bytes = qp->sq.wqe_cnt << qp->sq.wqe_shift;
+
+	if (qp->rq.wqe_shift > qp->sq.wqe_shift) {
+		qp->rq.offset = 0;
+		qp->sq.offset = rq_bytes;
+	} else {
+		qp->sq.offset = 0;
+		qp->rq.offset = sq_bytes;
+	}
+	qp->buf_size = rq_bytes + sq_bytes;
+	return qp->buf_size;
 }
 
 static int mlx4_ib_set_rq_size(struct mlx4_ib_dev *dev, struct ib_qp_cap *cap,
@@ -121,6 +143,9 @@ void mlx4_ib_qp_reset_queues(struct mlx4_ib_qp *qp)
 	unsigned long flags;
 	int i;
 
+	/* a user QP's queues are libmlx4's (it resets them itself) */
+	if (qp->uctx)
+		return;
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	spin_lock(&qp->rq.lock);
 	for (i = 0; i < qp->sq.wqe_cnt; i++) {
@@ -182,20 +207,9 @@ static void mlx4_ib_qp_event(struct mlx4_qp *mqp, enum mlx4_event type)
 
 static int mlx4_ib_alloc_qp_buf(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
 {
-	int rq_bytes = qp->rq.wqe_cnt << qp->rq.wqe_shift;
-	int sq_bytes = qp->sq.wqe_cnt << qp->sq.wqe_shift;
 	int err;
 
-	/* the queue with the larger stride goes first */
-	if (qp->rq.wqe_shift > qp->sq.wqe_shift) {
-		qp->rq.offset = 0;
-		qp->sq.offset = rq_bytes;
-	} else {
-		qp->sq.offset = 0;
-		qp->rq.offset = sq_bytes;
-	}
-	qp->buf_size = rq_bytes + sq_bytes;
-
+	mlx4_ib_qp_layout(qp);
 	err = mlx4_buf_alloc(dev->dev, qp->buf_size, 2 * PAGE_SIZE, &qp->buf);
 	if (err)
 		return err;
@@ -229,12 +243,46 @@ err_buf:
 	return err;
 }
 
-static void mlx4_ib_free_qp_buf(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
+/* [sleep] A kernel QP's queue sizes, buffer and RQ record. */
+static int mlx4_ib_kernel_qp_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp,
+				     struct ib_qp_init_attr *attr)
 {
+	int err;
+
+	err = mlx4_ib_set_rq_size(dev, &attr->cap, qp->has_rq, qp);
+	if (!err)
+		err = mlx4_ib_set_sq_size(dev, &attr->cap, attr->qp_type, qp);
+	if (err) {
+		mlx4_ib_warn_rl(dev, "create_qp: caps out of range (%u/%u WRs, %u/%u SGEs, %u)\n",
+				attr->cap.max_send_wr, attr->cap.max_recv_wr,
+				attr->cap.max_send_sge, attr->cap.max_recv_sge,
+				attr->cap.max_inline_data);
+		return err;
+	}
+	if (qp->has_rq) {
+		err = mlx4_db_alloc(dev->dev, &qp->db, 0);
+		if (err)
+			return err;
+	}
+	err = mlx4_ib_alloc_qp_buf(dev, qp);
+	if (err && qp->has_rq)
+		mlx4_db_free(dev->dev, &qp->db);
+	return err;
+}
+
+/* [sleep] Undo mlx4_ib_kernel_qp_buffers() or mlx4_ib_user_qp_buffers(). */
+static void mlx4_ib_free_qp_buffers(struct mlx4_ib_dev *dev, struct mlx4_ib_qp *qp)
+{
+	if (qp->uctx) {
+		mlx4_ib_free_user_qp_buffers(dev, qp);
+		return;
+	}
 	kvfree(qp->rq.wrid);
 	kvfree(qp->sq.wrid);
 	mlx4_mtt_cleanup(dev->dev, &qp->mtt);
 	mlx4_buf_free(dev->dev, qp->buf_size, &qp->buf);
+	if (qp->has_rq)
+		mlx4_db_free(dev->dev, &qp->db);
 }
 
 /* The QP joins the device's and its CQs' lists (software flush). */
@@ -305,7 +353,7 @@ static int mlx4_ib_check_create(struct mlx4_ib_dev *dev, struct ib_qp_init_attr 
 struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 				struct ib_udata *udata)
 {
-	struct mlx4_ib_dev *dev = to_mdev(pd->device);
+	struct mlx4_ib_dev *dev;
 	bool sqp = attr->qp_type == IB_QPT_SMI || attr->qp_type == IB_QPT_GSI;
 	bool xrc = attr->qp_type == IB_QPT_XRC_INI || attr->qp_type == IB_QPT_XRC_TGT;
 	struct mlx4_ib_xrcd *xrcd = NULL;
@@ -313,14 +361,22 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	int qpn = 0, err;
 	u32 key;
 
-	if (udata) {
-		mlx4_ib_warn_rl(dev, "create_qp: user QPs are not supported yet\n");
-		return ERR_PTR(-EOPNOTSUPP);
+	/* ib_core gives user XRC target QPs no PD: the domain has one */
+	if (!pd && (attr->qp_type != IB_QPT_XRC_TGT || !attr->xrcd)) {
+		pr_warn_ratelimited(DRV_NAME ": create_qp: type %d without a PD\n", attr->qp_type);
+		return ERR_PTR(-EINVAL);
 	}
+	dev = to_mdev(pd ? pd->device : attr->xrcd->device);
+	if (attr->qp_type == IB_QPT_XRC_TGT)
+		udata = NULL;
 	err = mlx4_ib_check_create(dev, attr);
+	if (!err && udata && (sqp || (attr->create_flags &
+				      ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK)))
+		err = -EINVAL;
 	if (err) {
-		mlx4_ib_warn_rl(dev, "create_qp: type %d, flags 0x%x, port %u rejected (%d)\n",
-				attr->qp_type, attr->create_flags, attr->port_num, err);
+		mlx4_ib_warn_rl(dev, "create_qp: %s type %d, flags 0x%x, port %u rejected (%d)\n",
+				udata ? "user" : "kernel", attr->qp_type, attr->create_flags,
+				attr->port_num, err);
 		return ERR_PTR(err);
 	}
 
@@ -360,25 +416,12 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 	if (sqp)
 		qp->port = attr->port_num;
 
-	err = mlx4_ib_set_rq_size(dev, &attr->cap, qp->has_rq, qp);
-	if (!err)
-		err = mlx4_ib_set_sq_size(dev, &attr->cap, attr->qp_type, qp);
-	if (err) {
-		mlx4_ib_warn_rl(dev, "create_qp: caps out of range (%u/%u WRs, %u/%u SGEs, %u)\n",
-				attr->cap.max_send_wr, attr->cap.max_recv_wr,
-				attr->cap.max_send_sge, attr->cap.max_recv_sge,
-				attr->cap.max_inline_data);
-		goto err_qp;
-	}
-
-	if (qp->has_rq) {
-		err = mlx4_db_alloc(dev->dev, &qp->db, 0);
-		if (err)
-			goto err_qp;
-	}
-	err = mlx4_ib_alloc_qp_buf(dev, qp);
+	if (udata)
+		err = mlx4_ib_user_qp_buffers(dev, qp, attr, udata);
+	else
+		err = mlx4_ib_kernel_qp_buffers(dev, qp, attr);
 	if (err)
-		goto err_db;
+		goto err_qp;
 
 	if (sqp) {
 		qpn = dev->dev->caps.sqp_start + (attr->qp_type == IB_QPT_GSI ? 2 : 0) +
@@ -405,14 +448,17 @@ struct ib_qp *mlx4_ib_create_qp(struct ib_pd *pd, struct ib_qp_init_attr *attr,
 		goto err_xa;
 	qp->mqp.qpn = key;
 
-	mlx4_ib_qp_reset_queues(qp);
-	mlx4_ib_qp_link(dev, qp, qp->scq, qp->rcq);
+	/* only kernel QPs: the software flush walks these lists */
+	if (!qp->uctx) {
+		mlx4_ib_qp_reset_queues(qp);
+		mlx4_ib_qp_link(dev, qp, qp->scq, qp->rcq);
+		attr->cap.max_inline_data = qp->max_inline_data;
+	}
 	qp->ibqp.qp_num = sqp ? (attr->qp_type == IB_QPT_GSI ? 1 : 0) : key;
 	qp->ibqp.qp_type = attr->qp_type;
 	qp->ibqp.port = sqp ? attr->port_num : 0;
 	if (attr->qp_type == IB_QPT_GSI)
 		qp->qkey = IB_QP1_QKEY;
-	attr->cap.max_inline_data = qp->max_inline_data;
 	return &qp->ibqp;
 
 err_xa:
@@ -423,10 +469,7 @@ err_qpn:
 	if (err == -EBUSY)
 		mlx4_ib_warn_rl(dev, "create_qp: QPN 0x%x is taken\n", qpn);
 err_buf:
-	mlx4_ib_free_qp_buf(dev, qp);
-err_db:
-	if (qp->has_rq)
-		mlx4_db_free(dev->dev, &qp->db);
+	mlx4_ib_free_qp_buffers(dev, qp);
 err_qp:
 	kfree(qp);
 	return ERR_PTR(err);
@@ -461,6 +504,11 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	 * locks, remove those still unpolled (their SRQ WQEs go back to the
 	 * SRQ), then the QPN: a poller finds the QP, or none of its CQEs.
 	 */
+	if (qp->uctx) {
+		/* libmlx4 cleans a user QP's CQEs from its CQs itself */
+		xa_erase_irq(&dev->qps, qpn);
+		goto free;
+	}
 	spin_lock_irqsave(&dev->reset_lock, flags);
 	mlx4_ib_cq_lock_pair(scq, rcq, &cq_flags);
 	mlx4_ib_cq_clean(rcq, qpn, srq);
@@ -475,12 +523,11 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	mlx4_ib_cq_unlock_pair(scq, rcq, cq_flags);
 	spin_unlock_irqrestore(&dev->reset_lock, flags);
 
+free:
 	mlx4_qp_free(dev->dev, &qp->mqp);
 	if (!qp->is_sqp)
 		mlx4_qp_release_range(dev->dev, qpn & ~MLX4_IB_XRC_TGT_QPN_BIT, 1);
-	mlx4_ib_free_qp_buf(dev, qp);
-	if (qp->has_rq)
-		mlx4_db_free(dev->dev, &qp->db);
+	mlx4_ib_free_qp_buffers(dev, qp);
 	kfree(qp);
 	return 0;
 }

@@ -283,7 +283,8 @@ static void mlx4_ib_build_context(struct mlx4_ib_qp *qp, enum ib_qp_state cur,
 	if (qp->has_rq)
 		ctx->rq_size_stride = ilog2(qp->rq.wqe_cnt) << 3 | (qp->rq.wqe_shift - 4);
 	ctx->sq_size_stride = ilog2(qp->sq.wqe_cnt) << 3 | (qp->sq.wqe_shift - 4);
-	ctx->usr_page = cpu_to_be32(dev->uar->index);
+	/* the doorbells of a user QP ring on its context's UAR */
+	ctx->usr_page = cpu_to_be32(qp->uctx ? qp->uctx->uar.index : dev->uar->index);
 	ctx->cqn_send = cpu_to_be32(qp->scq->mcq.cqn);
 	ctx->cqn_recv = cpu_to_be32(qp->rcq->mcq.cqn);
 	if (qp->ibqp.srq) {
@@ -292,8 +293,10 @@ static void mlx4_ib_build_context(struct mlx4_ib_qp *qp, enum ib_qp_state cur,
 	}
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT) {
 		ctx->xrcd = cpu_to_be32(qp->xrcdn);
+		if (qp->sq_no_prefetch)
+			ctx->sq_size_stride |= MLX4_HW_SQ_NO_PREFETCH;
 		if (qp->has_rq)
-			ctx->db_rec_addr = cpu_to_be64(qp->db.dma);
+			ctx->db_rec_addr = cpu_to_be64(qp->uctx ? qp->udb.dma : qp->db.dma);
 		mtt_addr = mlx4_mtt_addr(dev->dev, &qp->mtt);
 		ctx->log_page_size = qp->mtt.page_shift - 12;
 		ctx->mtt_base_addr_h = mtt_addr >> 32;
@@ -327,6 +330,9 @@ static void mlx4_ib_qp_to_reset(struct mlx4_ib_qp *qp)
 	struct mlx4_ib_srq *srq = qp->ibqp.srq ? to_msrq(qp->ibqp.srq) : NULL;
 	unsigned long flags;
 
+	/* libmlx4 cleans a user QP's CQs and resets its queues itself */
+	if (qp->uctx)
+		return;
 	mlx4_ib_cq_lock_pair(scq, rcq, &flags);
 	mlx4_ib_cq_clean(rcq, qp->mqp.qpn, srq);
 	if (scq != rcq)
@@ -364,9 +370,10 @@ int mlx4_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	enum ib_qp_state cur, new;
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;
-
+	/*
+	 * udata: a user's modify (libmlx4 sends no driver data), also of a
+	 * kernel XRC target QP; what the QP is was decided at its creation.
+	 */
 	mutex_lock(&qp->mutex);
 	cur = qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;

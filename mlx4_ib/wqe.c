@@ -391,6 +391,11 @@ int mlx4_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int nreq = 0, err = 0, size, opcode;
 	void *wqe;
 
+	/* a user QP's queues are libmlx4's */
+	if (unlikely(qp->uctx)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (unlikely(mlx4_is_internal_error(dev->dev))) {
 		err = mlx4_ib_post_send_dead(qp, wr, bad_wr);
@@ -480,6 +485,10 @@ int mlx4_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned int ind;
 	int nreq = 0, err = 0;
 
+	if (unlikely(qp->uctx)) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
 	if (!qp->has_rq) {
 		mlx4_ib_warn_rl(dev, "post_recv: QP 0x%x receives from an SRQ\n", ibqp->qp_num);
 		*bad_wr = wr;

@@ -15,9 +15,8 @@ struct ib_xrcd *mlx4_ib_alloc_xrcd(struct ib_device *ibdev, struct ib_udata *uda
 	struct mlx4_ib_xrcd *xrcd;
 	int err;
 
+	/* a user domain is the same: its PD and CQ are the kernel's */
 	if (!(dev->dev->caps.flags & MLX4_DEV_CAP_FLAG_XRC))
-		return ERR_PTR(-EOPNOTSUPP);
-	if (udata)
 		return ERR_PTR(-EOPNOTSUPP);
 
 	xrcd = kzalloc(sizeof(*xrcd), GFP_KERNEL);
