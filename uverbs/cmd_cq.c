@@ -102,7 +102,8 @@ int uv_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs)
 	if (ret)
 		return ret;
 	if (cmd.comp_mask || cmd.reserved) {
-		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n", cmd.comp_mask, cmd.reserved);
+		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n",
+		       cmd.comp_mask, cmd.reserved);
 		return -EINVAL;
 	}
 	return uv_create_cq(attrs, &cmd, &resp, sizeof(resp));
@@ -165,7 +166,8 @@ int uv_cmd_ex_modify_cq(struct uverbs_attr_bundle *attrs)
 	if (ret)
 		return ret;
 	if (!cmd.attr_mask || cmd.reserved) {
-		uv_dbg(attrs->ufile, "attr_mask 0x%x, reserved 0x%x\n", cmd.attr_mask, cmd.reserved);
+		uv_dbg(attrs->ufile, "attr_mask 0x%x, reserved 0x%x\n",
+		       cmd.attr_mask, cmd.reserved);
 		return -EINVAL;
 	}
 	if (cmd.attr_mask > UV_CQ_MODERATE) {

@@ -168,7 +168,8 @@ int uv_cmd_ex_query_device(struct uverbs_attr_bundle *attrs)
 	if (ret)
 		return ret;
 	if (cmd.comp_mask || cmd.reserved) {
-		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n", cmd.comp_mask, cmd.reserved);
+		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n",
+		       cmd.comp_mask, cmd.reserved);
 		return -EINVAL;
 	}
 	resp.response_length = uv_response_length(attrs, sizeof(resp));

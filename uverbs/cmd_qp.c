@@ -241,7 +241,8 @@ int uv_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs)
 	if (ret)
 		return ret;
 	if ((cmd.comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK) || cmd.reserved) {
-		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n", cmd.comp_mask, cmd.reserved);
+		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n",
+		       cmd.comp_mask, cmd.reserved);
 		return -EINVAL;
 	}
 	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {

@@ -66,6 +66,7 @@ static ssize_t uv_class_abi_show(IBSTACK_CLASS_ATTR_CLASS *class,
 {
 	return sysfs_emit(buf, "%d\n", IB_USER_VERBS_ABI_VERSION);
 }
+
 static struct class_attribute uv_class_attr_abi_version =
 	__ATTR(abi_version, 0444, uv_class_abi_show, NULL);
 

@@ -164,6 +164,7 @@ int uv_uobj_destroy(struct uverbs_attr_bundle *attrs, const struct uv_type *type
  */
 void uv_destroy_all(struct ib_uverbs_file *ufile, struct uverbs_attr_bundle *attrs)
 {
+	const struct uv_type *type;
 	struct ib_uobject *uobj, *prev;
 	struct uv_uobj *obj;
 	bool progress = true;
@@ -177,7 +178,8 @@ void uv_destroy_all(struct ib_uverbs_file *ufile, struct uverbs_attr_bundle *att
 		list_for_each_entry_safe_reverse(uobj, prev, &ufile->obj_list, list) {
 			obj = uv_obj(uobj);
 			spin_unlock(&ufile->list_lock);
-			ret = ((const struct uv_type *)uobj->uverbs_type)->destroy(obj, attrs, true);
+			type = uobj->uverbs_type;
+			ret = type->destroy(obj, attrs, true);
 			spin_lock(&ufile->list_lock);
 			if (ret)
 				continue;
