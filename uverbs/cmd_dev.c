@@ -42,8 +42,8 @@ int uv_cmd_get_context(struct uverbs_attr_bundle *attrs)
 	umaps = ufile->umaps;
 	if (!umaps) {
 		umaps = ibstack_umap_set_alloc();
-		if (IS_ERR(umaps)) {
-			ret = PTR_ERR(umaps);
+		if (IS_ERR_OR_NULL(umaps)) {
+			ret = umaps ? PTR_ERR(umaps) : -ENOMEM;
 			goto out;
 		}
 		ufile->umaps = umaps;	/* the file's until it is freed */
