@@ -33,7 +33,7 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 		return ERR_PTR(-EINVAL);
 	}
 
-	srq = device->ops.create_srq(pd, attr, NULL);
+	srq = device->ops.create_srq(pd, attr, udata);
 	if (IS_ERR_OR_NULL(srq))
 		return srq ? srq : ERR_PTR(-ENOMEM);
 	srq->device = device;

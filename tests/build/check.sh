@@ -15,6 +15,8 @@
 #     against it and checked (tests/build/ulp.sh);
 #   - our API against 6.1's: exported names and constant values
 #     (tests/build/api.sh);
+#   - our user ABI headers against rdma-core's: every struct's size and
+#     member offsets (tests/build/uapi.sh);
 #   - checkpatch --strict over our module sources and headers;
 #   - the rules of the tree: kernel version tests only in
 #     include/ibstack/compat.h; include/ holds only rdma/, uapi/rdma/ and
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--no-shadow) do_shadow=0; shift ;;
 	--no-checkpatch) do_checkpatch=0; shift ;;
-	-h | --help) sed -n '3,24p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,26p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -134,6 +136,9 @@ fi
 if [ -n "$dirs" ]; then
 	"$top/tests/build/api.sh"
 fi
+
+# --- our user ABI headers against rdma-core's: sizes and offsets ---------------------
+"$top/tests/build/uapi.sh"
 
 # --- our sources: files to look at --------------------------------------------
 srcs=()
