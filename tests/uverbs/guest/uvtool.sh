@@ -20,6 +20,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 tool=${UVTOOL:-$here/uvtool}
 port1=/sys/class/infiniband/mlx4_0/ports/1/state
 
+# with auto-lid (or an SM) the ports come up on their own: give them time
+wait_for 20 grep -q ACTIVE "$port1" 2>/dev/null
+
 res_counts() { rdma res show 2>/dev/null | grep mlx4_0 | sed 's/^[0-9]*: //'; }
 before=$(res_counts)
 
