@@ -151,15 +151,23 @@ int uv_cmd(int fd, uint32_t cmd, const void *req, size_t req_len,
 	return uv_write_buf(fd, buf, sizeof(hdr) + req_len);
 }
 
+/*
+ * ALLOC_PD with room for the driver's response after the core one: mlx4
+ * copies its pdn there without looking at the room given (6.1's
+ * ib_copy_to_udata copies len bytes: EFAULT with no buffer).
+ */
 int uv_alloc_pd(int fd, uint32_t *handle)
 {
-	struct ib_uverbs_alloc_pd_resp resp = { .pd_handle = ~0u };
+	struct {
+		struct ib_uverbs_alloc_pd_resp core;
+		uint32_t driver[2];	/* mlx4_ib_alloc_pd_resp */
+	} resp = { .core.pd_handle = ~0u };
 	struct ib_uverbs_alloc_pd req = { .response = (uintptr_t)&resp };
 	int ret;
 
 	ret = uv_cmd(fd, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
 		     sizeof(resp));
-	*handle = resp.pd_handle;
+	*handle = resp.core.pd_handle;
 	return ret;
 }
 
@@ -295,6 +303,9 @@ int main(int argc, char **argv)
 	size_t i;
 	int c, a;
 
+	/* fork's fresh process: libibverbs untouched so far (uv_fork) */
+	if (argc == 2 && !strcmp(argv[1], "--fork-init-probe"))
+		return uv_fork_init_probe();
 	while ((c = getopt(argc, argv, "s:d:r:h")) != -1) {
 		switch (c) {
 		case 's':

@@ -74,7 +74,7 @@ runtool "$t: as uid 65534" "${unpriv[@]}" "$tool" -s "$stack"
 runtool "$t: memlock as uid 65534, ulimit -l 256" \
 	"${unpriv[@]}" bash -c "ulimit -l 256 && exec $tool -s $stack memlock"
 expect "$t: REG_MR over RLIMIT_MEMLOCK without CAP_IPC_LOCK is ENOMEM" \
-	contains "$out" '^PASS memlock-over: .*no CAP_IPC_LOCK: ENOMEM'
+	contains "$out" '^PASS memlock-over: .*no CAP_IPC_LOCK.*: ENOMEM$'
 
 echo "$hp0" >/proc/sys/vm/nr_hugepages 2>/dev/null
 
