@@ -359,8 +359,8 @@ static int uv_mmap(struct file *filp, struct vm_area_struct *vma)
 /*
  * Destroys everything the file holds on the device, once: by close, or
  * by the device's removal (device_gone: the async file first gets
- * IB_EVENT_DEVICE_FATAL, the mappings are revoked, the driver lets go of
- * the context).  Waits for the commands running (hw_rwsem); later ones
+ * IB_EVENT_DEVICE_FATAL, the mappings are revoked before the objects go,
+ * the driver lets go of the context).  Waits for the commands running (hw_rwsem); later ones
  * get -EIO.
  */
 void uv_file_cleanup(struct ib_uverbs_file *ufile, bool device_gone)
@@ -381,14 +381,20 @@ void uv_file_cleanup(struct ib_uverbs_file *ufile, bool device_gone)
 	if (device_gone && ufile->async_file)
 		uv_async_event(ufile, 0, IB_EVENT_DEVICE_FATAL, NULL);
 
+	/*
+	 * The program's doorbells go first (as 6.1's disassociate does): once
+	 * the mappings are revoked it cannot ring a queue being destroyed.
+	 * On close nothing is mapped any more (a mapping holds the file).
+	 */
+	if (device_gone && ufile->umaps)
+		ibstack_umap_revoke(ufile->umaps);
+
 	attrs.context = ufile->ucontext;
 	uv_destroy_all(ufile, &attrs);
 
 	if (ufile->ucontext) {
-		if (device_gone) {
-			ibstack_umap_revoke(ufile->umaps);
+		if (device_gone)
 			ibstack_disassociate_ucontext(ufile->ucontext);
-		}
 		ibstack_dealloc_ucontext(ufile->ucontext);
 		ufile->ucontext = NULL;
 	}
