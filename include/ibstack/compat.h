@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API differences between the kernels we build for (Debian 12's 6.1
- * and 6.12).  This is the only place that knows about them: code elsewhere
+ * Kernel API differences between the kernels we build for (Debian's 5.10,
+ * 6.1, 6.12 and 7.x).  This is the only place that knows about them: code elsewhere
  * calls the neutral ibstack_*() helpers below and never tests a kernel
  * version.
  *
@@ -35,6 +35,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -211,6 +212,106 @@ static inline long ibstack_pin_user_pages(unsigned long start,
 	return pin_user_pages(start, nr_pages, gup_flags, pages, NULL);
 #else
 	return pin_user_pages(start, nr_pages, gup_flags, pages);
+#endif
+}
+
+/*
+ * Unpin npages pinned pages starting at page (physically contiguous, as in
+ * one scatterlist entry), marking them dirty first if dirty.
+ * unpin_user_page_range_dirty_lock() since 5.12; page by page before.
+ */
+static inline void ibstack_unpin_user_page_range_dirty_lock(struct page *page,
+							    unsigned long npages,
+							    bool dirty)
+{
+#ifdef IBSTACK_HAVE_UNPIN_USER_PAGE_RANGE_DIRTY_LOCK
+	unpin_user_page_range_dirty_lock(page, npages, dirty);
+#else
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		struct page *p = nth_page(page, i);
+
+		unpin_user_pages_dirty_lock(&p, 1, dirty);
+	}
+#endif
+}
+
+/*
+ * Remove the page-table entries of [address, address + size) of a VM_PFNMAP
+ * VMA: zap_vma_ptes(), renamed zap_special_vma_range() in 7.x.
+ */
+static inline void ibstack_zap_vma_ptes(struct vm_area_struct *vma,
+					unsigned long address,
+					unsigned long size)
+{
+#ifdef IBSTACK_HAVE_ZAP_SPECIAL_VMA_RANGE
+	zap_special_vma_range(vma, address, size);
+#else
+	zap_vma_ptes(vma, address, size);
+#endif
+}
+
+/* --- scatterlists ---------------------------------------------------------- */
+
+/*
+ * An appendable scatterlist (5.15+: struct sg_append_table and
+ * sg_alloc_append_table_from_pages()).  5.10 has the same algorithm as
+ * __sg_alloc_table_from_pages() with a prv argument, but keeps the
+ * allocated entry count in sgt.orig_nents; the struct below (6.1's
+ * layout) keeps it in total_nents and the filled count in sgt.orig_nents
+ * and sgt.nents, as the newer kernels do, so that sg_table users (the DMA
+ * API, for_each_sgtable_sg()) see the filled entries only.
+ */
+#ifndef IBSTACK_HAVE_SG_APPEND_TABLE
+struct sg_append_table {
+	struct sg_table		sgt;		/* the filled entries */
+	struct scatterlist	*prv;		/* the last one filled */
+	unsigned int		total_nents;	/* the entries allocated */
+};
+#endif
+
+/*
+ * Append n_pages pages (the first at offset, size bytes in all) to sgt,
+ * merging physically contiguous pages into entries of at most max_segment
+ * bytes; left_pages: how many pages later calls will append (0 for the
+ * last call, which ends the list).  0 or -errno; on failure sgt keeps what
+ * it had (free it with ibstack_sg_free_append_table()).
+ */
+static inline int ibstack_sg_alloc_append_table_from_pages(struct sg_append_table *sgt,
+							   struct page **pages,
+							   unsigned int n_pages,
+							   unsigned int offset,
+							   unsigned long size,
+							   unsigned int max_segment,
+							   unsigned int left_pages,
+							   gfp_t gfp_mask)
+{
+#ifdef IBSTACK_HAVE_SG_APPEND_TABLE
+	return sg_alloc_append_table_from_pages(sgt, pages, n_pages, offset, size,
+						max_segment, left_pages, gfp_mask);
+#else
+	struct scatterlist *last;
+
+	sgt->sgt.orig_nents = sgt->total_nents;
+	last = __sg_alloc_table_from_pages(&sgt->sgt, pages, n_pages, offset, size,
+					   max_segment, sgt->prv, left_pages, gfp_mask);
+	sgt->total_nents = sgt->sgt.orig_nents;
+	sgt->sgt.orig_nents = sgt->sgt.nents;
+	if (IS_ERR(last))
+		return PTR_ERR(last);
+	sgt->prv = last;
+	return 0;
+#endif
+}
+
+static inline void ibstack_sg_free_append_table(struct sg_append_table *sgt)
+{
+#ifdef IBSTACK_HAVE_SG_APPEND_TABLE
+	sg_free_append_table(sgt);
+#else
+	sgt->sgt.orig_nents = sgt->total_nents;
+	sg_free_table(&sgt->sgt);
 #endif
 }
 
