@@ -94,15 +94,20 @@ struct ib_qp *ibstack_create_qp_user(struct ib_device *device, struct ib_pd *pd,
 				     struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
 				     struct ib_udata *udata)
 {
+	bool pd_ok;
+
 	if (!device || !attr) {
 		IB_CORE_RATELIMITED("no device or attributes\n");
 		return ERR_PTR(-EINVAL);
 	}
-	if (attr->qp_type == IB_QPT_XRC_TGT ? !!pd :
-	    IS_ERR_OR_NULL(pd) || pd->device != device) {
-		IB_CORE_RATELIMITED("%s: QP type %d: %s\n", device->name, attr->qp_type,
-				    pd ? "PD of another device, or one for an XRC target" :
-					 "no PD");
+	/* an XRC target's PD is its domain's: the caller names none */
+	if (attr->qp_type == IB_QPT_XRC_TGT)
+		pd_ok = !pd;
+	else
+		pd_ok = !IS_ERR_OR_NULL(pd) && pd->device == device;
+	if (!pd_ok) {
+		IB_CORE_RATELIMITED("%s: QP type %d: no PD, or a wrong one\n",
+				    device->name, attr->qp_type);
 		return ERR_PTR(-EINVAL);
 	}
 	/* the management QPs are the kernel's (6.1's mlx4 refuses them too) */
