@@ -23,6 +23,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <ibstack/compat.h>
 #include "core_priv.h"
 
 /* how many page pointers one batch of pin_user_pages_fast() fills */
@@ -60,7 +61,7 @@ static void ib_umem_unpin(struct ib_umem *umem, bool dirty)
 		ibstack_unpin_user_page_range_dirty_lock(sg_page(sg),
 							 DIV_ROUND_UP(sg->length, PAGE_SIZE),
 							 dirty);
-	ibstack_sg_free_append_table(&umem->sgt_append);
+	ibstack_sg_free_appended(&umem->sgt_append.sgt, umem->sgt_append.total_nents);
 }
 
 /*
@@ -92,10 +93,10 @@ static int ib_umem_pin(struct ib_umem *umem, unsigned long npages, unsigned int 
 		}
 		cur += (unsigned long)pinned << PAGE_SHIFT;
 		npages -= pinned;
-		ret = ibstack_sg_alloc_append_table_from_pages(&umem->sgt_append, batch,
-							       pinned, 0,
-							       (unsigned long)pinned << PAGE_SHIFT,
-							       max_seg, npages, GFP_KERNEL);
+		ret = ibstack_sg_append_pages(&umem->sgt_append.sgt, &umem->sgt_append.prv,
+					      &umem->sgt_append.total_nents, batch, pinned, 0,
+					      (unsigned long)pinned << PAGE_SHIFT, max_seg,
+					      npages, GFP_KERNEL);
 		if (ret) {
 			unpin_user_pages_dirty_lock(batch, pinned, false);
 			break;

@@ -255,64 +255,64 @@ static inline void ibstack_zap_vma_ptes(struct vm_area_struct *vma,
 /* --- scatterlists ---------------------------------------------------------- */
 
 /*
- * An appendable scatterlist (5.15+: struct sg_append_table and
- * sg_alloc_append_table_from_pages()).  5.10 has the same algorithm as
- * __sg_alloc_table_from_pages() with a prv argument, but keeps the
- * allocated entry count in sgt.orig_nents; the struct below (6.1's
- * layout) keeps it in total_nents and the filled count in sgt.orig_nents
- * and sgt.nents, as the newer kernels do, so that sg_table users (the DMA
- * API, for_each_sgtable_sg()) see the filled entries only.
+ * An appendable scatterlist, kept in three variables (sgt, *prv: the last
+ * entry filled, *total_nents: the entries allocated), as 5.15+'s struct
+ * sg_append_table keeps them; 5.10 has no such struct, but the same
+ * algorithm as __sg_alloc_table_from_pages() with a prv argument, which
+ * keeps the allocated count in sgt->orig_nents.  Both ways, after a call
+ * sgt->nents and sgt->orig_nents count the filled entries (what the DMA
+ * API and for_each_sgtable_sg() walk).
+ *
+ * Append n_pages pages (the first at offset, size bytes in all), merging
+ * physically contiguous pages into entries of at most max_segment bytes;
+ * left_pages: how many pages later calls will append (0 for the last call,
+ * which ends the list).  0 or -errno; on failure sgt keeps what it had
+ * (free it with ibstack_sg_free_appended()).  Start from a zeroed sgt.
  */
-#ifndef IBSTACK_HAVE_SG_APPEND_TABLE
-struct sg_append_table {
-	struct sg_table		sgt;		/* the filled entries */
-	struct scatterlist	*prv;		/* the last one filled */
-	unsigned int		total_nents;	/* the entries allocated */
-};
-#endif
-
-/*
- * Append n_pages pages (the first at offset, size bytes in all) to sgt,
- * merging physically contiguous pages into entries of at most max_segment
- * bytes; left_pages: how many pages later calls will append (0 for the
- * last call, which ends the list).  0 or -errno; on failure sgt keeps what
- * it had (free it with ibstack_sg_free_append_table()).
- */
-static inline int ibstack_sg_alloc_append_table_from_pages(struct sg_append_table *sgt,
-							   struct page **pages,
-							   unsigned int n_pages,
-							   unsigned int offset,
-							   unsigned long size,
-							   unsigned int max_segment,
-							   unsigned int left_pages,
-							   gfp_t gfp_mask)
+static inline int ibstack_sg_append_pages(struct sg_table *sgt, struct scatterlist **prv,
+					  unsigned int *total_nents, struct page **pages,
+					  unsigned int n_pages, unsigned int offset,
+					  unsigned long size, unsigned int max_segment,
+					  unsigned int left_pages, gfp_t gfp_mask)
 {
 #ifdef IBSTACK_HAVE_SG_APPEND_TABLE
-	return sg_alloc_append_table_from_pages(sgt, pages, n_pages, offset, size,
-						max_segment, left_pages, gfp_mask);
+	struct sg_append_table t = {
+		.sgt = *sgt, .prv = *prv, .total_nents = *total_nents,
+	};
+	int ret = sg_alloc_append_table_from_pages(&t, pages, n_pages, offset, size,
+						   max_segment, left_pages, gfp_mask);
+
+	*sgt = t.sgt;
+	*prv = t.prv;
+	*total_nents = t.total_nents;
+	return ret;
 #else
 	struct scatterlist *last;
 
-	sgt->sgt.orig_nents = sgt->total_nents;
-	last = __sg_alloc_table_from_pages(&sgt->sgt, pages, n_pages, offset, size,
-					   max_segment, sgt->prv, left_pages, gfp_mask);
-	sgt->total_nents = sgt->sgt.orig_nents;
-	sgt->sgt.orig_nents = sgt->sgt.nents;
+	sgt->orig_nents = *total_nents;
+	last = __sg_alloc_table_from_pages(sgt, pages, n_pages, offset, size, max_segment,
+					   *prv, left_pages, gfp_mask);
+	*total_nents = sgt->orig_nents;
+	sgt->orig_nents = sgt->nents;
 	if (IS_ERR(last))
 		return PTR_ERR(last);
-	sgt->prv = last;
+	*prv = last;
 	return 0;
 #endif
 }
 
-static inline void ibstack_sg_free_append_table(struct sg_append_table *sgt)
+/* Free what ibstack_sg_append_pages() allocated (total_nents entries). */
+static inline void ibstack_sg_free_appended(struct sg_table *sgt, unsigned int total_nents)
 {
 #ifdef IBSTACK_HAVE_SG_APPEND_TABLE
-	sg_free_append_table(sgt);
+	struct sg_append_table t = { .sgt = *sgt, .total_nents = total_nents };
+
+	sg_free_append_table(&t);
 #else
-	sgt->sgt.orig_nents = sgt->total_nents;
-	sg_free_table(&sgt->sgt);
+	sgt->orig_nents = total_nents;
+	sg_free_table(sgt);
 #endif
+	memset(sgt, 0, sizeof(*sgt));
 }
 
 /*
