@@ -84,23 +84,18 @@ static const struct ib_gid_attr *ib_ah_sgid_attr(struct ib_device *device,
 	return rdma_get_gid_attr(device, attr->port_num, attr->grh.sgid_index);
 }
 
-struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags)
+/*
+ * [any] without RDMA_CREATE_AH_SLEEPABLE in flags, [sleep] with: an AH for
+ * a kernel (udata NULL) or user caller, its attributes checked
+ */
+struct ib_ah *ib_core_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags,
+				struct ib_udata *udata)
 {
 	const struct ib_gid_attr *sgid_attr;
-	struct ib_device *device;
+	struct ib_device *device = pd->device;
 	struct ib_ah *ah;
 	int ret;
 
-	if (IS_ERR_OR_NULL(pd) || !ah_attr) {
-		IB_CORE_RATELIMITED("no PD or attributes\n");
-		return ERR_PTR(-EINVAL);
-	}
-	device = pd->device;
-	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
-	if (flags & ~RDMA_CREATE_AH_SLEEPABLE) {
-		IB_CORE_RATELIMITED("%s: flags 0x%x\n", device->name, flags);
-		return ERR_PTR(-EINVAL);
-	}
 	if (!device->ops.create_ah)
 		return ERR_PTR(-EOPNOTSUPP);
 	ret = ib_check_ah_attr(device, ah_attr);
@@ -110,7 +105,7 @@ struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32
 	if (IS_ERR(sgid_attr))
 		return ERR_CAST(sgid_attr);
 
-	ah = device->ops.create_ah(pd, ah_attr, flags, NULL);
+	ah = device->ops.create_ah(pd, ah_attr, flags, udata);
 	if (IS_ERR_OR_NULL(ah)) {
 		rdma_put_gid_attr(sgid_attr);
 		return ah ? ah : ERR_PTR(-ENOMEM);
@@ -122,6 +117,20 @@ struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32
 	ah->type = ah_attr->type;
 	atomic_inc(&pd->usecnt);
 	return ah;
+}
+
+struct ib_ah *rdma_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags)
+{
+	if (IS_ERR_OR_NULL(pd) || !ah_attr) {
+		IB_CORE_RATELIMITED("no PD or attributes\n");
+		return ERR_PTR(-EINVAL);
+	}
+	might_sleep_if(flags & RDMA_CREATE_AH_SLEEPABLE);
+	if (flags & ~RDMA_CREATE_AH_SLEEPABLE) {
+		IB_CORE_RATELIMITED("%s: flags 0x%x\n", pd->device->name, flags);
+		return ERR_PTR(-EINVAL);
+	}
+	return ib_core_create_ah(pd, ah_attr, flags, NULL);
 }
 EXPORT_SYMBOL(rdma_create_ah);
 

@@ -121,12 +121,43 @@ void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
 
-/* pd_mr.c */
 /* xrc.c: XRC target QPs, for qp.c */
 struct ib_qp *ib_xrc_tgt_publish(struct ib_qp *real_qp, struct ib_qp_init_attr *attr);
 int ib_xrc_destroy_handle(struct ib_qp *qp);
 
+/*
+ * The bodies the kernel verbs and ib_uverbs' entry points (uobj.c) share:
+ * the checks, the driver's op (with udata, NULL for kernel callers) and the
+ * common members (uobject from uobj).  Each logs and returns an errno as
+ * the kernel verb it serves.
+ */
+/* pd_mr.c */
 void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type);
+int ib_core_check_mr_access(struct ib_device *device, int access, int allowed);
+struct ib_pd *ib_core_new_pd(struct ib_device *device, unsigned int flags,
+			     struct ib_uobject *uobj, struct ib_udata *udata);
+/* cq.c */
+struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_init_attr *cq_attr,
+				u32 flags_ok, ib_comp_handler comp_handler,
+				void (*event_handler)(struct ib_event *event, void *ctx),
+				void *cq_context, struct ib_uobject *uobj,
+				struct ib_udata *udata);
+int ib_core_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+/* qp.c */
+struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
+				struct ib_udata *udata);
+int ib_core_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+/* srq.c */
+int ib_core_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+/* mw.c */
+struct ib_mw *ib_core_alloc_mw(struct ib_pd *pd, enum ib_mw_type type,
+			       struct ib_uobject *uobj, struct ib_udata *udata);
+/* ah.c: pd and ah_attr non-NULL, flags valid */
+struct ib_ah *ib_core_create_ah(struct ib_pd *pd, struct rdma_ah_attr *ah_attr, u32 flags,
+				struct ib_udata *udata);
 
 /*
  * The access rights ib_core's kernel MRs take (ib_check_mr_access() allows

@@ -3,10 +3,17 @@
 #include <linux/module.h>
 #include "core_priv.h"
 
-struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
-			     void (*event_handler)(struct ib_event *event, void *ctx),
-			     void *cq_context, const struct ib_cq_init_attr *cq_attr,
-			     const char *caller)
+/*
+ * [sleep] A CQ for a kernel (uobj and udata NULL) or user caller: the
+ * checks, the driver's CQ, its common members.  flags_ok: the attr->flags
+ * ib_core lets through (none for kernel CQs; the driver checks a user's,
+ * as 6.1 leaves them to it).
+ */
+struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_init_attr *cq_attr,
+				u32 flags_ok, ib_comp_handler comp_handler,
+				void (*event_handler)(struct ib_event *event, void *ctx),
+				void *cq_context, struct ib_uobject *uobj,
+				struct ib_udata *udata)
 {
 	struct ib_cq *cq;
 
@@ -24,22 +31,31 @@ struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_hand
 				    device->name, cq_attr->comp_vector, device->num_comp_vectors);
 		return ERR_PTR(-EINVAL);
 	}
-	if (cq_attr->flags) {
+	if (cq_attr->flags & ~flags_ok) {
 		IB_CORE_RATELIMITED("%s: unsupported flags 0x%x\n",
 				    device->name, cq_attr->flags);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
 
-	cq = device->ops.create_cq(device, cq_attr, NULL);
+	cq = device->ops.create_cq(device, cq_attr, udata);
 	if (IS_ERR_OR_NULL(cq))
 		return cq ? cq : ERR_PTR(-ENOMEM);
 	cq->device = device;
-	cq->uobject = NULL;
+	cq->uobject = uobj;
 	cq->comp_handler = comp_handler;
 	cq->event_handler = event_handler;
 	cq->cq_context = cq_context;
 	atomic_set(&cq->usecnt, 0);
 	return cq;
+}
+
+struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
+			     void (*event_handler)(struct ib_event *event, void *ctx),
+			     void *cq_context, const struct ib_cq_init_attr *cq_attr,
+			     const char *caller)
+{
+	return ib_core_create_cq(device, cq_attr, 0, comp_handler, event_handler, cq_context,
+				 NULL, NULL);
 }
 EXPORT_SYMBOL(__ib_create_cq);
 
@@ -75,7 +91,8 @@ int rdma_set_cq_moderation(struct ib_cq *cq, u16 cq_count, u16 cq_period)
 }
 EXPORT_SYMBOL(rdma_set_cq_moderation);
 
-int ib_resize_cq(struct ib_cq *cq, int cqe)
+/* [sleep] the checks of ib_resize_cq(), then the driver's resize_cq */
+int ib_core_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata)
 {
 	if (IS_ERR_OR_NULL(cq)) {
 		IB_CORE_RATELIMITED("no CQ\n");
@@ -88,6 +105,11 @@ int ib_resize_cq(struct ib_cq *cq, int cqe)
 	}
 	if (!cq->device->ops.resize_cq)
 		return -EOPNOTSUPP;
-	return cq->device->ops.resize_cq(cq, cqe, NULL);
+	return cq->device->ops.resize_cq(cq, cqe, udata);
+}
+
+int ib_resize_cq(struct ib_cq *cq, int cqe)
+{
+	return ib_core_resize_cq(cq, cqe, NULL);
 }
 EXPORT_SYMBOL(ib_resize_cq);

@@ -8,8 +8,9 @@
 #include <linux/slab.h>
 #include "core_priv.h"
 
-/* [sleep] */
-struct ib_mw *ibstack_alloc_mw(struct ib_pd *pd, enum ib_mw_type type)
+/* [sleep] a window for a kernel (uobj and udata NULL) or user caller */
+struct ib_mw *ib_core_alloc_mw(struct ib_pd *pd, enum ib_mw_type type,
+			       struct ib_uobject *uobj, struct ib_udata *udata)
 {
 	struct ib_device *device;
 	struct ib_mw *mw;
@@ -34,15 +35,21 @@ struct ib_mw *ibstack_alloc_mw(struct ib_pd *pd, enum ib_mw_type type)
 		return ERR_PTR(-ENOMEM);
 	mw->device = device;
 	mw->pd = pd;
-	mw->uobject = NULL;
+	mw->uobject = uobj;
 	mw->type = type;
-	ret = device->ops.alloc_mw(mw, NULL);
+	ret = device->ops.alloc_mw(mw, udata);
 	if (ret) {
 		kfree(mw);
 		return ERR_PTR(ret);
 	}
 	atomic_inc(&pd->usecnt);
 	return mw;
+}
+
+/* [sleep] */
+struct ib_mw *ibstack_alloc_mw(struct ib_pd *pd, enum ib_mw_type type)
+{
+	return ib_core_alloc_mw(pd, type, NULL, NULL);
 }
 EXPORT_SYMBOL_GPL(ibstack_alloc_mw);
 

@@ -3,10 +3,13 @@
 #include <linux/module.h>
 #include "core_priv.h"
 
-/* What our kernel MRs accept: upstream's check, then the rights we implement. */
-static int ib_core_check_mr_access(struct ib_device *device, int access)
+/*
+ * What an MR may have: upstream's check, then the rights of allowed
+ * (IB_CORE_MR_ACCESS for kernel MRs, IB_ACCESS_SUPPORTED for user ones).
+ */
+int ib_core_check_mr_access(struct ib_device *device, int access, int allowed)
 {
-	if (ib_check_mr_access(device, access) || (access & ~IB_CORE_MR_ACCESS)) {
+	if (ib_check_mr_access(device, access) || (access & ~allowed)) {
 		IB_CORE_RATELIMITED("%s: unsupported MR access flags 0x%x\n",
 				    device->name, access);
 		return -EINVAL;
@@ -26,6 +29,29 @@ void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
 	mr->sig_attrs = NULL;
 }
 
+/*
+ * [sleep] The driver's PD for a kernel (uobj and udata NULL) or user
+ * caller, its common members filled; no DMA MR yet (__ib_alloc_pd()'s).
+ */
+struct ib_pd *ib_core_new_pd(struct ib_device *device, unsigned int flags,
+			     struct ib_uobject *uobj, struct ib_udata *udata)
+{
+	struct ib_pd *pd;
+
+	pd = device->ops.alloc_pd(device, udata);
+	if (IS_ERR_OR_NULL(pd))
+		return pd ? pd : ERR_PTR(-ENOMEM);
+	pd->device = device;
+	pd->uobject = uobj;
+	pd->flags = flags;
+	pd->unsafe_global_rkey = 0;
+	pd->__internal_mr = NULL;
+	atomic_set(&pd->usecnt, 0);
+	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
+		pd->local_dma_lkey = device->local_dma_lkey;
+	return pd;
+}
+
 struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 			    const char *caller)
 {
@@ -42,18 +68,9 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 		return ERR_PTR(-EINVAL);
 	}
 
-	pd = device->ops.alloc_pd(device, NULL);
-	if (IS_ERR_OR_NULL(pd))
-		return pd ? pd : ERR_PTR(-ENOMEM);
-	pd->device = device;
-	pd->uobject = NULL;
-	pd->flags = flags;
-	pd->unsafe_global_rkey = 0;
-	pd->__internal_mr = NULL;
-	atomic_set(&pd->usecnt, 0);
-
-	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
-		pd->local_dma_lkey = device->local_dma_lkey;
+	pd = ib_core_new_pd(device, flags, NULL, NULL);
+	if (IS_ERR(pd))
+		return pd;
 	if ((device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) &&
 	    !(flags & IB_PD_UNSAFE_GLOBAL_RKEY))
 		return pd;
@@ -135,7 +152,7 @@ struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 				    device->name, npages, page_shift, length);
 		return ERR_PTR(-EINVAL);
 	}
-	ret = ib_core_check_mr_access(device, access);
+	ret = ib_core_check_mr_access(device, access, IB_CORE_MR_ACCESS);
 	if (ret)
 		return ERR_PTR(ret);
 

@@ -21,9 +21,8 @@ static bool ib_qp_type_is_special(enum ib_qp_type type)
 	return type == IB_QPT_SMI || type == IB_QPT_GSI;
 }
 
-static int ib_check_qp_init_attr(struct ib_pd *pd, const struct ib_qp_init_attr *attr)
+static int ib_check_qp_init_attr(struct ib_device *device, const struct ib_qp_init_attr *attr)
 {
-	struct ib_device *device = pd->device;
 	const struct ib_device_attr *da = &device->attrs;
 	const struct ib_qp_cap *cap = &attr->cap;
 
@@ -88,26 +87,30 @@ static int ib_check_qp_init_attr(struct ib_pd *pd, const struct ib_qp_init_attr 
 	return 0;
 }
 
-struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr,
-				  const char *caller)
+/*
+ * [sleep] A QP for a kernel (uobj and udata NULL) or user caller: the
+ * checks, the driver's QP, its common members and the use counts.  An XRC
+ * target QP is the domain's, created as a kernel QP (no udata, as 6.1
+ * does), and the caller gets a handle on it, which carries uobj.
+ */
+struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
+				struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
+				struct ib_udata *udata)
 {
+	bool xrc_tgt = attr->qp_type == IB_QPT_XRC_TGT;
 	struct ib_qp *qp;
 	int ret;
 
-	if (IS_ERR_OR_NULL(pd) || !attr) {
-		IB_CORE_RATELIMITED("no PD or attributes\n");
-		return ERR_PTR(-EINVAL);
-	}
-	ret = ib_check_qp_init_attr(pd, attr);
+	ret = ib_check_qp_init_attr(device, attr);
 	if (ret)
 		return ERR_PTR(ret);
 
-	qp = pd->device->ops.create_qp(pd, attr, NULL);
+	qp = device->ops.create_qp(pd, attr, xrc_tgt ? NULL : udata);
 	if (IS_ERR_OR_NULL(qp))
 		return qp ? qp : ERR_PTR(-ENOMEM);
 
 	/* an XRC QP's driver fills in the CQs it uses (upstream's mlx4 does) */
-	qp->device = pd->device;
+	qp->device = device;
 	qp->pd = pd;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
@@ -115,7 +118,7 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 	qp->xrcd = NULL;
 	INIT_LIST_HEAD(&qp->open_list);
 	qp->real_qp = qp;
-	qp->uobject = NULL;
+	qp->uobject = xrc_tgt ? NULL : uobj;
 	qp->event_handler = attr->event_handler;
 	qp->qp_context = attr->qp_context;
 	qp->qp_type = attr->qp_type;
@@ -123,8 +126,12 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->state_mutex);
 	atomic_set(&qp->usecnt, 0);
-	if (attr->qp_type == IB_QPT_XRC_TGT)
-		return ib_xrc_tgt_publish(qp, attr);
+	if (xrc_tgt) {
+		qp = ib_xrc_tgt_publish(qp, attr);
+		if (!IS_ERR(qp))
+			qp->uobject = uobj;
+		return qp;
+	}
 
 	atomic_inc(&pd->usecnt);
 	atomic_inc(&qp->send_cq->usecnt);
@@ -132,6 +139,16 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 	if (attr->srq)
 		atomic_inc(&attr->srq->usecnt);
 	return qp;
+}
+
+struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr,
+				  const char *caller)
+{
+	if (IS_ERR_OR_NULL(pd) || !attr) {
+		IB_CORE_RATELIMITED("no PD or attributes\n");
+		return ERR_PTR(-EINVAL);
+	}
+	return ib_core_create_qp(pd->device, pd, attr, NULL, NULL);
 }
 EXPORT_SYMBOL(ib_create_qp_kernel);
 
@@ -210,7 +227,12 @@ static int ib_check_qp_attr(struct ib_qp *qp, const struct ib_qp_attr *attr, int
 	return 0;
 }
 
-int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
+/*
+ * [sleep] ib_modify_qp() of a kernel (udata NULL) or user caller: the
+ * transition and the attributes checked, then the driver's modify_qp.
+ */
+int ib_core_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata)
 {
 	enum ib_qp_state cur, next;
 	int ret;
@@ -236,12 +258,17 @@ int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
 	if (ret)
 		goto out;
 
-	ret = qp->device->ops.modify_qp(qp, attr, mask, cur, NULL);
+	ret = qp->device->ops.modify_qp(qp, attr, mask, cur, udata);
 	if (!ret)
 		qp->state = next;
 out:
 	mutex_unlock(&qp->state_mutex);
 	return ret;
+}
+
+int ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask)
+{
+	return ib_core_modify_qp(qp, attr, mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_qp);
 

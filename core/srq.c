@@ -38,7 +38,8 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 		return srq ? srq : ERR_PTR(-ENOMEM);
 	srq->device = device;
 	srq->pd = pd;
-	srq->uobject = NULL;
+	/* ib_uverbs' SRQ object begins with its ib_uobject, as 6.1's does */
+	srq->uobject = (struct ib_uobject *)uobject;
 	srq->event_handler = attr->event_handler;
 	srq->srq_context = attr->srq_context;
 	srq->srq_type = attr->srq_type;
@@ -57,7 +58,9 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 }
 EXPORT_SYMBOL(ib_create_srq_user);
 
-int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask)
+/* [sleep] ib_modify_srq() of a kernel (udata NULL) or user caller */
+int ib_core_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct ib_device *device;
 
@@ -78,7 +81,12 @@ int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, enum ib_srq_attr
 	}
 	if (!device->ops.modify_srq)
 		return -EOPNOTSUPP;
-	return device->ops.modify_srq(srq, attr, mask, NULL);
+	return device->ops.modify_srq(srq, attr, mask, udata);
+}
+
+int ib_modify_srq(struct ib_srq *srq, struct ib_srq_attr *attr, enum ib_srq_attr_mask mask)
+{
+	return ib_core_modify_srq(srq, attr, mask, NULL);
 }
 EXPORT_SYMBOL(ib_modify_srq);
 

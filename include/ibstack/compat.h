@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API differences between the kernels we build for (Debian 12's 6.1
- * and 6.12).  This is the only place that knows about them: code elsewhere
+ * Kernel API differences between the kernels we build for (Debian's 5.10,
+ * 6.1, 6.12 and 7.x).  This is the only place that knows about them: code elsewhere
  * calls the neutral ibstack_*() helpers below and never tests a kernel
  * version.
  *
@@ -35,6 +35,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/scatterlist.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
@@ -212,6 +213,106 @@ static inline long ibstack_pin_user_pages(unsigned long start,
 #else
 	return pin_user_pages(start, nr_pages, gup_flags, pages);
 #endif
+}
+
+/*
+ * Unpin npages pinned pages starting at page (physically contiguous, as in
+ * one scatterlist entry), marking them dirty first if dirty.
+ * unpin_user_page_range_dirty_lock() since 5.12; page by page before.
+ */
+static inline void ibstack_unpin_user_page_range_dirty_lock(struct page *page,
+							    unsigned long npages,
+							    bool dirty)
+{
+#ifdef IBSTACK_HAVE_UNPIN_USER_PAGE_RANGE_DIRTY_LOCK
+	unpin_user_page_range_dirty_lock(page, npages, dirty);
+#else
+	unsigned long i;
+
+	for (i = 0; i < npages; i++) {
+		struct page *p = nth_page(page, i);
+
+		unpin_user_pages_dirty_lock(&p, 1, dirty);
+	}
+#endif
+}
+
+/*
+ * Remove the page-table entries of [address, address + size) of a VM_PFNMAP
+ * VMA: zap_vma_ptes(), renamed zap_special_vma_range() in 7.x.
+ */
+static inline void ibstack_zap_vma_ptes(struct vm_area_struct *vma,
+					unsigned long address,
+					unsigned long size)
+{
+#ifdef IBSTACK_HAVE_ZAP_SPECIAL_VMA_RANGE
+	zap_special_vma_range(vma, address, size);
+#else
+	zap_vma_ptes(vma, address, size);
+#endif
+}
+
+/* --- scatterlists ---------------------------------------------------------- */
+
+/*
+ * An appendable scatterlist, kept in three variables (sgt, *prv: the last
+ * entry filled, *total_nents: the entries allocated), as 5.15+'s struct
+ * sg_append_table keeps them; 5.10 has no such struct, but the same
+ * algorithm as __sg_alloc_table_from_pages() with a prv argument, which
+ * keeps the allocated count in sgt->orig_nents.  Both ways, after a call
+ * sgt->nents and sgt->orig_nents count the filled entries (what the DMA
+ * API and for_each_sgtable_sg() walk).
+ *
+ * Append n_pages pages (the first at offset, size bytes in all), merging
+ * physically contiguous pages into entries of at most max_segment bytes;
+ * left_pages: how many pages later calls will append (0 for the last call,
+ * which ends the list).  0 or -errno; on failure sgt keeps what it had
+ * (free it with ibstack_sg_free_appended()).  Start from a zeroed sgt.
+ */
+static inline int ibstack_sg_append_pages(struct sg_table *sgt, struct scatterlist **prv,
+					  unsigned int *total_nents, struct page **pages,
+					  unsigned int n_pages, unsigned int offset,
+					  unsigned long size, unsigned int max_segment,
+					  unsigned int left_pages, gfp_t gfp_mask)
+{
+#ifdef IBSTACK_HAVE_SG_APPEND_TABLE
+	struct sg_append_table t = {
+		.sgt = *sgt, .prv = *prv, .total_nents = *total_nents,
+	};
+	int ret = sg_alloc_append_table_from_pages(&t, pages, n_pages, offset, size,
+						   max_segment, left_pages, gfp_mask);
+
+	*sgt = t.sgt;
+	*prv = t.prv;
+	*total_nents = t.total_nents;
+	return ret;
+#else
+	struct scatterlist *last;
+
+	sgt->orig_nents = *total_nents;
+	last = __sg_alloc_table_from_pages(sgt, pages, n_pages, offset, size, max_segment,
+					   *prv, left_pages, gfp_mask);
+	*total_nents = sgt->orig_nents;
+	sgt->orig_nents = sgt->nents;
+	if (IS_ERR(last))
+		return PTR_ERR(last);
+	*prv = last;
+	return 0;
+#endif
+}
+
+/* Free what ibstack_sg_append_pages() allocated (total_nents entries). */
+static inline void ibstack_sg_free_appended(struct sg_table *sgt, unsigned int total_nents)
+{
+#ifdef IBSTACK_HAVE_SG_APPEND_TABLE
+	struct sg_append_table t = { .sgt = *sgt, .total_nents = total_nents };
+
+	sg_free_append_table(&t);
+#else
+	sgt->orig_nents = total_nents;
+	sg_free_table(sgt);
+#endif
+	memset(sgt, 0, sizeof(*sgt));
 }
 
 /*

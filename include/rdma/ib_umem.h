@@ -12,10 +12,20 @@
 #define IBSTACK_RDMA_IB_UMEM_H
 
 #include <ibstack/no_kernel_ib.h>
-#include <ibstack/compat.h>
 #include <linux/scatterlist.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
+
+/*
+ * 6.1's struct sg_append_table under a name of ours, with its members: the
+ * kernel's exists only since 5.15, and this header is the same for every
+ * kernel (core/umem.c converts, <ibstack/compat.h>)
+ */
+struct ib_umem_sg_append {
+	struct sg_table		sgt;		/* the filled entries */
+	struct scatterlist	*prv;		/* the last one filled */
+	unsigned int		total_nents;	/* the entries allocated */
+};
 
 struct ib_umem {
 	struct ib_device	*ibdev;
@@ -28,7 +38,7 @@ struct ib_umem {
 	u32			is_dmabuf : 1;	/* never */
 	struct work_struct	work;
 	/* the pinned pages, DMA-mapped: sgt_append.sgt.sgl, .nents mapped */
-	struct sg_append_table	sgt_append;
+	struct ib_umem_sg_append sgt_append;
 };
 
 /* [any] the offset of the buffer in its first page */
@@ -75,9 +85,19 @@ static inline bool __rdma_umem_block_iter_next(struct ib_block_iter *biter)
 	return __rdma_block_iter_next(biter) && biter->__sg_numblocks--;
 }
 
-#define rdma_umem_for_each_dma_block(umem, biter, pgsz)			\
-	for (__rdma_umem_block_iter_start(biter, umem, pgsz);			\
-	     __rdma_umem_block_iter_next(biter);)
+/* [any] __rdma_umem_block_iter_start(), returning biter (the macro names it once) */
+static inline struct ib_block_iter *__rdma_umem_block_iter_begin(struct ib_block_iter *biter,
+								 struct ib_umem *umem,
+								 unsigned long pgsz)
+{
+	__rdma_umem_block_iter_start(biter, umem, pgsz);
+	return biter;
+}
+
+#define rdma_umem_for_each_dma_block(umem, biter, pgsz)				\
+	for (struct ib_block_iter *__biter =					\
+		__rdma_umem_block_iter_begin(biter, umem, pgsz);		\
+	     __rdma_umem_block_iter_next(__biter);)
 
 /*
  * [sleep] Pin [addr, addr + size) of the calling process for the device

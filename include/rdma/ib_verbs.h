@@ -2366,9 +2366,20 @@ static inline dma_addr_t rdma_block_iter_dma_address(struct ib_block_iter *biter
 	return biter->__dma_addr & ~(BIT_ULL(biter->__pg_bit) - 1);
 }
 
-#define rdma_for_each_block(sglist, biter, nents, pgsz)		\
-	for (__rdma_block_iter_start(biter, sglist, nents, pgsz);	\
-	     __rdma_block_iter_next(biter);)
+/* [any] __rdma_block_iter_start(), returning biter (the macro names it once) */
+static inline struct ib_block_iter *__rdma_block_iter_begin(struct ib_block_iter *biter,
+							    struct scatterlist *sglist,
+							    unsigned int nents,
+							    unsigned long pgsz)
+{
+	__rdma_block_iter_start(biter, sglist, nents, pgsz);
+	return biter;
+}
+
+#define rdma_for_each_block(sglist, biter, nents, pgsz)				\
+	for (struct ib_block_iter *__biter =					\
+		__rdma_block_iter_begin(biter, sglist, nents, pgsz);		\
+	     __rdma_block_iter_next(__biter);)
 
 struct rdma_user_mmap_entry;
 
