@@ -120,9 +120,9 @@ int uv_cmd_resize_cq(struct uverbs_attr_bundle *attrs)
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	cq = uv_get_object(attrs->ufile, &uv_type_cq, cmd.cq_handle, &obj);
+	cq = uv_get_object(attrs->ufile, &uv_type_cq, cmd.cq_handle, &obj, &ret);
 	if (!cq)
-		return -EINVAL;
+		return ret;
 	ret = ibstack_resize_cq_user(cq, cmd.cqe, &attrs->driver_udata);
 	if (ret) {
 		uv_dbg(attrs->ufile, "resize to %u entries: %d\n", cmd.cqe, ret);
@@ -174,9 +174,9 @@ int uv_cmd_ex_modify_cq(struct uverbs_attr_bundle *attrs)
 		uv_dbg(attrs->ufile, "attr_mask 0x%x\n", cmd.attr_mask);
 		return -EOPNOTSUPP;
 	}
-	cq = uv_get_object(attrs->ufile, &uv_type_cq, cmd.cq_handle, &obj);
+	cq = uv_get_object(attrs->ufile, &uv_type_cq, cmd.cq_handle, &obj, &ret);
 	if (!cq)
-		return -EINVAL;
+		return ret;
 	ret = rdma_set_cq_moderation(cq, cmd.attr.cq_count, cmd.attr.cq_period);
 	uv_uobj_put(obj, false);
 	return ret;

@@ -105,11 +105,9 @@ int uv_cmd_reg_mr(struct uverbs_attr_bundle *attrs)
 	obj = uv_uobj_alloc(attrs, &uv_type_mr);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj);
-	if (!pd) {
-		ret = -EINVAL;
+	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj, &ret);
+	if (!pd)
 		goto err;
-	}
 	mr = ibstack_reg_user_mr(pd, cmd.start, cmd.length, cmd.hca_va, cmd.access_flags,
 				 &obj->uobj, &attrs->driver_udata);
 	if (IS_ERR(mr)) {
@@ -179,11 +177,9 @@ int uv_cmd_rereg_mr(struct uverbs_attr_bundle *attrs)
 		}
 	}
 	if (cmd.flags & IB_MR_REREG_PD) {
-		pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj);
-		if (!pd) {
-			ret = -EINVAL;
+		pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj, &ret);
+		if (!pd)
 			goto out;
-		}
 	}
 	ret = ibstack_rereg_user_mr(mr, cmd.flags, cmd.start, cmd.length, cmd.hca_va,
 				    cmd.access_flags, pd ? pd : mr->pd, &attrs->driver_udata);
@@ -240,11 +236,9 @@ int uv_cmd_alloc_mw(struct uverbs_attr_bundle *attrs)
 	obj = uv_uobj_alloc(attrs, &uv_type_mw);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj);
-	if (!pd) {
-		ret = -EINVAL;
+	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj, &ret);
+	if (!pd)
 		goto err;
-	}
 	if (cmd.mw_type != IB_MW_TYPE_1 && cmd.mw_type != IB_MW_TYPE_2) {
 		uv_dbg(ufile, "window type %u\n", cmd.mw_type);
 		ret = -EINVAL;
@@ -318,11 +312,9 @@ int uv_cmd_create_ah(struct uverbs_attr_bundle *attrs)
 	obj = uv_uobj_alloc(attrs, &uv_type_ah);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj);
-	if (!pd) {
-		ret = -EINVAL;
+	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj, &ret);
+	if (!pd)
 		goto err;
-	}
 
 	attr.type = rdma_ah_find_type(ufile->ib_dev, cmd.attr.port_num);
 	rdma_ah_set_make_grd(&attr, false);

@@ -101,7 +101,7 @@ static int uv_create_qp(struct uverbs_attr_bundle *attrs, struct ib_uverbs_ex_cr
 		return PTR_ERR(obj);
 
 	if (cmd->qp_type == IB_QPT_XRC_TGT) {
-		attr.xrcd = uv_get_object(ufile, &uv_type_xrcd, cmd->pd_handle, &r.xrcd);
+		attr.xrcd = uv_get_object(ufile, &uv_type_xrcd, cmd->pd_handle, &r.xrcd, &ret);
 		if (!attr.xrcd) {
 			ret = -EINVAL;
 			goto err;
@@ -113,31 +113,29 @@ static int uv_create_qp(struct uverbs_attr_bundle *attrs, struct ib_uverbs_ex_cr
 		} else {
 			if (cmd->is_srq) {
 				attr.srq = uv_get_object(ufile, &uv_type_srq, cmd->srq_handle,
-							 &r.srq);
+							 &r.srq, &ret);
 				if (!attr.srq || attr.srq->srq_type == IB_SRQT_XRC) {
 					uv_dbg(ufile, "SRQ handle %u\n", cmd->srq_handle);
-					ret = -EINVAL;
+					if (attr.srq)
+						ret = -EINVAL;
 					goto err;
 				}
 			}
 			if (cmd->recv_cq_handle != cmd->send_cq_handle) {
 				attr.recv_cq = uv_get_object(ufile, &uv_type_cq,
-							     cmd->recv_cq_handle, &r.rcq);
-				if (!attr.recv_cq) {
-					ret = -EINVAL;
+							     cmd->recv_cq_handle, &r.rcq, &ret);
+				if (!attr.recv_cq)
 					goto err;
-				}
 			}
 		}
-		attr.send_cq = uv_get_object(ufile, &uv_type_cq, cmd->send_cq_handle, &r.scq);
+		attr.send_cq = uv_get_object(ufile, &uv_type_cq, cmd->send_cq_handle, &r.scq, &ret);
+		if (!attr.send_cq)
+			goto err;
 		if (cmd->qp_type != IB_QPT_XRC_INI && !attr.recv_cq)
 			attr.recv_cq = attr.send_cq;
-		pd = uv_get_object(ufile, &uv_type_pd, cmd->pd_handle, &r.pd);
-		if (!pd || !attr.send_cq) {
-			uv_dbg(ufile, "PD %u or send CQ %u\n", cmd->pd_handle, cmd->send_cq_handle);
-			ret = -EINVAL;
+		pd = uv_get_object(ufile, &uv_type_pd, cmd->pd_handle, &r.pd, &ret);
+		if (!pd)
 			goto err;
-		}
 	}
 
 	attr.event_handler = uv_qp_event_handler;
@@ -270,7 +268,7 @@ int uv_cmd_open_qp(struct uverbs_attr_bundle *attrs)
 	obj = uv_uobj_alloc(attrs, &uv_type_qp);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	xrcd = uv_get_object(ufile, &uv_type_xrcd, cmd.pd_handle, &xobj);
+	xrcd = uv_get_object(ufile, &uv_type_xrcd, cmd.pd_handle, &xobj, &ret);
 	if (!xrcd) {
 		ret = -EINVAL;
 		goto err;
@@ -366,11 +364,9 @@ int uv_cmd_query_qp(struct uverbs_attr_bundle *attrs)
 		ret = -ENOMEM;
 		goto out;
 	}
-	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj);
-	if (!qp) {
-		ret = -EINVAL;
+	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj, &ret);
+	if (!qp)
 		goto out;
-	}
 	ret = ib_query_qp(qp, attr, cmd.attr_mask, init);
 	uv_uobj_put(obj, false);
 	if (ret) {
@@ -479,11 +475,9 @@ static int uv_modify_qp(struct uverbs_attr_bundle *attrs, struct ib_uverbs_ex_mo
 	attr = kzalloc(sizeof(*attr), GFP_KERNEL);
 	if (!attr)
 		return -ENOMEM;
-	qp = uv_get_object(attrs->ufile, &uv_type_qp, b->qp_handle, &obj);
-	if (!qp) {
-		ret = -EINVAL;
+	qp = uv_get_object(attrs->ufile, &uv_type_qp, b->qp_handle, &obj, &ret);
+	if (!qp)
 		goto out;
-	}
 	ret = uv_modify_qp_check(attrs->ufile, obj, cmd);
 	if (ret) {
 		uv_dbg(attrs->ufile, "QP handle %u, mask 0x%x: %d\n", b->qp_handle,
@@ -601,9 +595,9 @@ int uv_cmd_attach_mcast(struct uverbs_attr_bundle *attrs)
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj);
+	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj, &ret);
 	if (!qp)
-		return -EINVAL;
+		return ret;
 	mutex_lock(&obj->mcast_mutex);
 	list_for_each_entry(m, &obj->mcast_list, list)
 		if (m->lid == cmd.mlid && !memcmp(m->gid.raw, cmd.gid, sizeof(cmd.gid)))
@@ -641,9 +635,9 @@ int uv_cmd_detach_mcast(struct uverbs_attr_bundle *attrs)
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj);
+	qp = uv_get_object(attrs->ufile, &uv_type_qp, cmd.qp_handle, &obj, &ret);
 	if (!qp)
-		return -EINVAL;
+		return ret;
 	mutex_lock(&obj->mcast_mutex);
 	list_for_each_entry(m, &obj->mcast_list, list)
 		if (m->lid == cmd.mlid && !memcmp(m->gid.raw, cmd.gid, sizeof(cmd.gid))) {

@@ -39,24 +39,20 @@ static int uv_create_srq(struct uverbs_attr_bundle *attrs, struct ib_uverbs_crea
 		attr.ext.tag_matching.max_num_tags = cmd->max_num_tags;
 	if (cmd->srq_type == IB_SRQT_XRC) {
 		attr.ext.xrc.xrcd = uv_get_object(ufile, &uv_type_xrcd, cmd->xrcd_handle,
-						  &x_obj);
+						  &x_obj, &ret);
 		if (!attr.ext.xrc.xrcd) {
 			ret = -EINVAL;
 			goto err;
 		}
 	}
 	if (ib_srq_has_cq(cmd->srq_type)) {
-		attr.ext.cq = uv_get_object(ufile, &uv_type_cq, cmd->cq_handle, &cq_obj);
-		if (!attr.ext.cq) {
-			ret = -EINVAL;
+		attr.ext.cq = uv_get_object(ufile, &uv_type_cq, cmd->cq_handle, &cq_obj, &ret);
+		if (!attr.ext.cq)
 			goto err;
-		}
 	}
-	pd = uv_get_object(ufile, &uv_type_pd, cmd->pd_handle, &pd_obj);
-	if (!pd) {
-		ret = -EINVAL;
+	pd = uv_get_object(ufile, &uv_type_pd, cmd->pd_handle, &pd_obj, &ret);
+	if (!pd)
 		goto err;
-	}
 
 	attr.event_handler = uv_srq_event_handler;
 	attr.srq_context = obj;
@@ -148,9 +144,9 @@ int uv_cmd_modify_srq(struct uverbs_attr_bundle *attrs)
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	srq = uv_get_object(attrs->ufile, &uv_type_srq, cmd.srq_handle, &obj);
+	srq = uv_get_object(attrs->ufile, &uv_type_srq, cmd.srq_handle, &obj, &ret);
 	if (!srq)
-		return -EINVAL;
+		return ret;
 	attr.max_wr = cmd.max_wr;
 	attr.srq_limit = cmd.srq_limit;
 	ret = ibstack_modify_srq_user(srq, &attr, cmd.attr_mask, &attrs->driver_udata);
@@ -173,9 +169,9 @@ int uv_cmd_query_srq(struct uverbs_attr_bundle *attrs)
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
-	srq = uv_get_object(attrs->ufile, &uv_type_srq, cmd.srq_handle, &obj);
+	srq = uv_get_object(attrs->ufile, &uv_type_srq, cmd.srq_handle, &obj, &ret);
 	if (!srq)
-		return -EINVAL;
+		return ret;
 	ret = ib_query_srq(srq, &attr);
 	uv_uobj_put(obj, false);
 	if (ret)

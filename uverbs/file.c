@@ -175,17 +175,17 @@ static int uv_check_hdr(const struct ib_uverbs_cmd_hdr *hdr,
 {
 	if (ex) {
 		count -= sizeof(*hdr) + sizeof(*ex);
+		/*
+		 * No minimum sizes: 6.1 keeps none for the extended commands
+		 * (a short request is zero-extended, a short response cut)
+		 */
 		if ((size_t)(hdr->in_words + ex->provider_in_words) * 8 != count)
 			return -EINVAL;
-		if (hdr->in_words * 8 < cmd->req_size)
-			return -ENOSPC;
 		if (ex->cmd_hdr_reserved)
 			return -EINVAL;
 		if (ex->response) {
 			if (!hdr->out_words && !ex->provider_out_words)
 				return -EINVAL;
-			if (hdr->out_words * 8 < cmd->resp_size)
-				return -ENOSPC;
 			if (!access_ok(u64_to_user_ptr(ex->response),
 				       (hdr->out_words + ex->provider_out_words) * 8))
 				return -EFAULT;
@@ -251,9 +251,11 @@ static ssize_t uv_write(struct file *filp, const char __user *buf, size_t count,
 
 	is_ex = hdr.command & IB_USER_VERBS_CMD_FLAG_EXTENDED;
 	num = hdr.command & IB_USER_VERBS_CMD_COMMAND_MASK;
-	if (hdr.command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_CMD_COMMAND_MASK))
-		cmd = NULL;
-	else if (is_ex && num < ARRAY_SIZE(uv_ex_cmds))
+	if (hdr.command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_CMD_COMMAND_MASK)) {
+		uv_dbg(ufile, "command 0x%x: unknown flags\n", hdr.command);
+		return -EINVAL;
+	}
+	if (is_ex && num < ARRAY_SIZE(uv_ex_cmds))
 		cmd = &uv_ex_cmds[num];
 	else if (!is_ex && num < ARRAY_SIZE(uv_cmds))
 		cmd = &uv_cmds[num];

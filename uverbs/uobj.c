@@ -106,14 +106,19 @@ void uv_uobj_put(struct uv_uobj *obj, bool exclusive)
 		atomic_dec(&obj->uobj.usecnt);
 }
 
-/* The object (ib_pd, ...) of a handle, shared; NULL on any failure (-EINVAL to the user) */
+/*
+ * The object (ib_pd, ...) of a handle, shared; NULL on failure, with *err
+ * set as 6.1's lookups answer (-ENOENT for no such handle, -EINVAL for
+ * another type's, -EBUSY)
+ */
 void *uv_get_object(struct ib_uverbs_file *ufile, const struct uv_type *type, u32 id,
-		    struct uv_uobj **objp)
+		    struct uv_uobj **objp, int *err)
 {
 	struct uv_uobj *obj = uv_uobj_get(ufile, type, id, false);
 
 	if (IS_ERR(obj)) {
 		*objp = NULL;
+		*err = PTR_ERR(obj);
 		return NULL;
 	}
 	*objp = obj;

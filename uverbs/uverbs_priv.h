@@ -185,7 +185,7 @@ struct uv_uobj *uv_uobj_get(struct ib_uverbs_file *ufile, const struct uv_type *
 			    u32 id, bool exclusive);
 void uv_uobj_put(struct uv_uobj *obj, bool exclusive);
 void *uv_get_object(struct ib_uverbs_file *ufile, const struct uv_type *type, u32 id,
-		    struct uv_uobj **objp);
+		    struct uv_uobj **objp, int *err);
 int uv_uobj_destroy(struct uverbs_attr_bundle *attrs, const struct uv_type *type,
 		    u32 id, struct uv_uobj **objp);
 void uv_uobj_free(struct uv_uobj *obj);

@@ -304,8 +304,8 @@ int main(int argc, char **argv)
 	int c, a;
 
 	/* fork's fresh process: libibverbs untouched so far (uv_fork) */
-	if (argc == 2 && !strcmp(argv[1], "--fork-init-probe"))
-		return uv_fork_init_probe();
+	if (argc == 3 && !strcmp(argv[1], "--fork-init-probe"))
+		return uv_fork_init_probe(argv[2]);
 	while ((c = getopt(argc, argv, "s:d:r:h")) != -1) {
 		switch (c) {
 		case 's':

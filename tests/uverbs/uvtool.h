@@ -73,7 +73,7 @@ void uv_attrs(void);
 void uv_mr(void);
 void uv_memlock(void);
 void uv_fork(void);
-int uv_fork_init_probe(void);
+int uv_fork_init_probe(const char *stack);
 void uv_channel(void);
 void uv_async(void);
 void uv_async_port(void);
