@@ -297,3 +297,71 @@ def compare_diags(name, da, db, la="inbox", lb="ours"):
         if len(diffs) > 8:
             res(False, "%s: as under %s" % (tag, la), "%d more differences" % (len(diffs) - 8))
     return out
+
+
+# --- the libibverbs comparison ---------------------------------------------
+# ibv_devinfo -v fields that may differ between the stacks (device fields
+# by name, port fields as "port:NAME"), each with the reason.  Everything
+# else, every capability flag included, must be the same.
+DEVINFO_MAY_DIFFER = {
+}
+
+
+def parse_devinfo(path):
+    """ibv_devinfo's output as {(section, field): value}: section "device"
+    or "port N"; a flag list continuing on lines of its own is joined"""
+    fields, section, last = {}, "device", None
+    for line in open(path, errors="replace").read().splitlines():
+        m = re.match(r"^\s*([A-Za-z_][\w ]*?):\s*(.*?)\s*$", line)
+        if m and not re.match(r"^\s*[A-Z0-9_]+$", line):
+            k, v = m.group(1).strip(), m.group(2)
+            if k == "port":
+                section = "port " + v
+                last = None
+                continue
+            last = (section, k)
+            fields[last] = v
+        elif line.strip() and last:
+            fields[last] = (fields[last] + " " + line.strip()).strip()
+    return fields
+
+
+def compare_devinfo(name, da, db, la="inbox", lb="ours", may_differ=None):
+    """devinfo-dump.sh's directories DA (reference) and DB: ibv_devices,
+    ibv_devinfo and ibv_devinfo -v, field by field, as PASS/FAIL lines"""
+    may_differ = DEVINFO_MAY_DIFFER if may_differ is None else may_differ
+    out = []
+    res = _res(out, name)
+    for f in ("devices.txt", "devinfo.txt", "devinfo-v.txt"):
+        fa, fb = os.path.join(da or "", f), os.path.join(db or "", f)
+        if not os.path.exists(fa) or not os.path.exists(fb):
+            res(False, "%s: compare %s with %s" % (f, lb, la),
+                "no %s from %s" % (f, " and ".join(x for x, p in ((la, fa), (lb, fb))
+                                                   if not os.path.exists(p))))
+            continue
+        if f == "devices.txt":
+            A = open(fa, errors="replace").read().split()
+            B = open(fb, errors="replace").read().split()
+            res(A == B and len(A) > 0, "ibv_devices as under %s" % la,
+                "%s: %s; %s: %s" % (la, " ".join(A), lb, " ".join(B)))
+            continue
+        A, B = parse_devinfo(fa), parse_devinfo(fb)
+        if not A or not B:
+            res(False, "%s: compare %s with %s" % (f, lb, la), "nothing parsed")
+            continue
+        lack = sorted("%s/%s" % k for k in A if k not in B)
+        extra = sorted("%s/%s" % k for k in B if k not in A)
+        res(not lack and not extra, "%s: %s has the %d fields %s has, no others" % (f, lb, len(A), la),
+            "missing: %s; only under %s: %s" % (", ".join(lack) or "-", lb, ", ".join(extra) or "-"))
+        diffs = []
+        for k in sorted(A):
+            if k not in B or A[k] == B[k]:
+                continue
+            key = k[1] if k[0] == "device" else "port:" + k[1]
+            if key in may_differ:
+                continue
+            diffs.append("%s/%s: %s '%s', %s '%s'" % (k[0], k[1], la, A[k], lb, B[k]))
+        res(not diffs, "%s: every field as under %s (%d compared, %d may differ)" %
+            (f, la, len(A), len(may_differ)), "; ".join(diffs[:12]) +
+            (" (and %d more)" % (len(diffs) - 12) if len(diffs) > 12 else ""))
+    return out

@@ -84,7 +84,7 @@ class Item:
     last: bool = False              # leaves the boot unfit for more items
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
-    needs: tuple = ()               # "kverbs", "ksa", "umadtest", "upstream-ipoib": env paths
+    needs: tuple = ()               # "kverbs", "ksa", "umadtest", "uvtool", "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
 
@@ -284,6 +284,8 @@ class BootRun:
                 env["KSA_KO"] = os.path.join(bdir, "tests/ksa/ibstack_ksa.ko")
             elif need == "umadtest":
                 env["UMADTEST"] = self.suite.umadtest
+            elif need == "uvtool":
+                env["UVTOOL"] = self.suite.uvtool
             elif need == "upstream-ipoib":
                 # tests/upstream-ipoib/build.sh's module for this kernel
                 env["UPSTREAM_IPOIB_KO"] = os.path.join(bdir, "upstream-ipoib/ib_ipoib.ko")
@@ -463,6 +465,7 @@ class Suite:
         self.out = Output(log)
         self.builddirs = {}
         self.umadtest = os.path.join(TOP, "build/umadtest/umadtest")
+        self.uvtool = os.path.join(TOP, "build/uvtool/uvtool")
         self.boots = []
         self.step_secs = {}
         self.items_done = {}

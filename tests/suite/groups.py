@@ -17,7 +17,7 @@ import os
 import re
 
 import selftest
-from compare import compare_diags, compare_trees
+from compare import compare_devinfo, compare_diags, compare_trees
 from engine import TOP, Boot, Group, in_tier, release, sh
 
 TB = "tests/testbed/guest"
@@ -142,6 +142,17 @@ def umadtest_build(ctx):
         yield "FAIL umad: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
 
 
+def uvtool_build(ctx):
+    os.makedirs(os.path.dirname(ctx.uvtool), exist_ok=True)
+    srcs = sorted(glob.glob(os.path.join(TOP, "tests/uverbs/*.c")))
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", ctx.uvtool]
+           + srcs + ["-libverbs", "-lpthread"])
+    if r.returncode == 0 and srcs:
+        yield "PASS uverbs: the test tool builds without a warning"
+    else:
+        yield "FAIL uverbs: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
 # --- checks on a finished boot -------------------------------------------------
 def catas_reset(b, it):
     """the model saw the error and, after it, the driver's reset"""
@@ -171,6 +182,12 @@ def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
     def run(ctx):
         return compare_diags(name, ctx.out_path(ref, node, sub or ""),
                              ctx.out_path(test, node, sub or ""), la, lb)
+    return run
+
+
+def cmp_devinfo(name, ref, test, node=1, la="inbox", lb="ours"):
+    def run(ctx):
+        return compare_devinfo(name, ctx.out_path(ref, node), ctx.out_path(test, node), la, lb)
     return run
 
 
@@ -392,6 +409,39 @@ for order in (("inbox", "ours"), ("ours", "inbox")):
     g.item("ipoib-upstream-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
            "tests/upstream-ipoib/guest/ipoib-upstream.sh", needs=("upstream-ipoib",), tier="full",
            timeout=900)
+
+UV = "tests/uverbs/guest"
+g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "
+          "stack's, the pingpongs, perftest, the test tool (root, unprivileged, memlock), "
+          "removal and catastrophic errors under running programs; two nodes, mixed fabrics")
+g.step("uverbs-build", uvtool_build)
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    a, b = "devinfo-inbox-" + k, "devinfo-ours-" + k
+    g.item(a, inbox(k), UV + "/devinfo-dump.sh", out="dir", tier=tier, first=True)
+    g.item(b, ours(k), UV + "/devinfo-dump.sh", out="dir", tier=tier, first=True)
+    g.compare("devinfo-" + k, cmp_devinfo("devinfo-" + k, a, b), [a, b], tier=tier)
+    g.item("pingpong-ours-" + k, ours(k), TB + "/pingpong.sh", tier=tier, timeout=900)
+    g.item("perftest-ours-" + k, ours(k), TB + "/perftest.sh", tier=tier, timeout=900)
+    g.item("uvtool-ours-" + k, ours(k), UV + "/uvtool.sh", env={"STACK": "ours"},
+           needs=("uvtool",), tier=tier, timeout=900)
+    g.item("removal-unload-ours-" + k, ours(k), UV + "/removal.sh", env={"MODE": "unload"},
+           tier=tier)
+    g.item("removal-catas-ours-" + k, ours(k), UV + "/removal.sh", env={"MODE": "catas"},
+           after=catas_reset, tier=tier)
+    g.item("pingpong-2node-ours-" + k, ours(k, nodes=2), TB + "/pingpong.sh", tier=tier,
+           timeout=900)
+    g.item("perftest-2node-ours-" + k, ours(k, nodes=2), TB + "/perftest.sh",
+           env={"MATRIX": "uverbs"}, tier=tier, timeout=2400)
+# the tool's expectations are upstream's: it passes on the in-tree stack
+g.item("uvtool-inbox-6.1", inbox(), UV + "/uvtool.sh", env={"STACK": "inbox"},
+       needs=("uvtool",), tier="full", timeout=900)
+# against a peer nobody here wrote, in both orders
+for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
+    tag = "+".join(order)
+    boot = Boot(stacks=order, nodes=2)
+    g.item("pingpong-mixed-" + tag, boot, TB + "/pingpong.sh", tier=tier, timeout=900)
+    g.item("perftest-mixed-" + tag, boot, TB + "/perftest.sh", env={"MATRIX": "bw"},
+           tier=tier, timeout=1200)
 
 g = group("kernels", "the other Debian kernels (5.10, 6.12-trixie, 7.2, 7.3): ours under opensm, "
           "the kverbs self-test, the umad tool, the diags against the in-tree stack's")

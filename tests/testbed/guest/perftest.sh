@@ -17,8 +17,25 @@ tcp=18515		# where the perftest server listens
 cli=${CLIENT_LIMIT:-120}	# seconds a client may run
 xb=${XCHG_BOUND:-120}	# how long a barrier waits for the other node
 out=$(mktemp -d)
-benches=(ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat ib_write_lat)
-plan ${#benches[@]}
+# Each run: the benchmark, then its options beyond the common ones.
+# MATRIX=uverbs (issue 14's) adds the other transports perftest offers
+# for each benchmark, the other latency tests, size sweeps (-a), events
+# (-e), bidirectional traffic (-b) and four QPs (-q 4); MATRIX=bw runs the
+# bandwidth tests alone, on each transport.
+bw=("ib_send_bw" "ib_write_bw" "ib_read_bw" "ib_atomic_bw")
+bw_other=("ib_send_bw -c UC" "ib_send_bw -c UD -s 1024" "ib_write_bw -c UC")
+case ${MATRIX:-} in
+"") runs=("${bw[@]}" "ib_send_lat" "ib_write_lat") ;;
+bw) runs=("${bw[@]}" "${bw_other[@]}") ;;
+uverbs)
+	runs=("${bw[@]}" "${bw_other[@]}"
+		"ib_send_lat" "ib_write_lat" "ib_read_lat" "ib_atomic_lat"
+		"ib_send_lat -c UC" "ib_send_lat -c UD" "ib_write_lat -c UC"
+		"ib_write_bw -a -n 10" "ib_send_lat -a -n 10" "ib_send_bw -e" "ib_send_lat -e"
+		"ib_write_bw -b" "ib_send_bw -b" "ib_read_bw -q 4" "ib_send_bw -q 4") ;;
+*) echo "MATRIX must be empty, bw or uverbs, not $MATRIX" >&2; exit 2 ;;
+esac
+plan ${#runs[@]}
 
 # Both sides print a line of results (size, iterations, figures) once every
 # iteration completed.  The figures are what make bench measures, not this
@@ -28,17 +45,21 @@ plan ${#benches[@]}
 report="no results"
 report_ok() { grep -Eq '^ *[0-9]+ +[0-9]+ +([0-9.]+|inf|-?nan)( |$)' "$1"; }
 
-for bench in "${benches[@]}"; do
+for run in "${runs[@]}"; do
+	read -ra more <<<"$run"
+	bench=${more[0]}
+	more=("${more[@]:1}")
 	opts=(-d mlx4_0 -n 200 -F)
-	case $bench in
-	ib_atomic_bw) ;;
-	*_bw) opts+=(-s 65536) ;;
+	case "$bench ${more[*]}" in
+	ib_atomic_bw* | *" -s "* | *" -a"*) ;;
+	*_bw*) opts+=(-s 65536) ;;
 	esac
-	pair "$t perftest $bench" "$bench" "${opts[@]}"
+	# the run's own options last: a later -n replaces the common one
+	pair "$t perftest ${run// /_}" "$bench" "${opts[@]}" "${more[@]}"
 	if [ -z "$why" ]; then
-		pass "$t: $bench"
+		pass "$t: $run"
 	else
-		fail "$t: $bench" "$why"
+		fail "$t: $run" "$why"
 		# shellcheck disable=SC2086
 		tail -n 4 $show 2>/dev/null
 	fi

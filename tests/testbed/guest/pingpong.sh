@@ -4,8 +4,8 @@
 # without completion events.  One node: server on port 1, client on port 2
 # of the same card (cabled to each other).  Two nodes: server on node 1,
 # client on node 2, both on port 1; each node reports its own side.
-# One node also runs ibv_xsrq_pingpong (XRC: domains, XRC SRQs, XRC
-# initiator and target QPs), with and without events, and with two clients
+# Both also run ibv_xsrq_pingpong (XRC: domains, XRC SRQs, XRC initiator
+# and target QPs), with and without events; one node also with two clients
 # at once against one server (-c 2: the server tells their receives apart
 # by the target QP number of each completion).
 #
@@ -31,7 +31,7 @@ xsrq_clients=(1 2)		# clients of the XRC server runs
 if [ "$nodes" = 1 ]; then
 	plan $((${#kinds[@]} * ${#evs[@]} + ${#evs[@]} + ${#xsrq_clients[@]} - 1))
 else
-	plan $((${#kinds[@]} * ${#evs[@]}))
+	plan $((${#kinds[@]} * ${#evs[@]} + ${#evs[@]}))
 fi
 case $iters in
 '' | *[!0-9]* | 0) echo "ITERS must be a number of at least 1, not '$iters'" >&2; exit 2 ;;
@@ -97,8 +97,8 @@ for kind in "${kinds[@]}"; do
 	done
 done
 
-# XRC: one node only (the server's and the clients' XRC domains are the
-# same file, /tmp/xrc_domain, which is fine: one domain for all of them)
+# XRC.  One node: the server's and the clients' XRC domains are the same
+# file, /tmp/xrc_domain, which is fine: one domain for all of them.
 if [ "$nodes" = 1 ]; then
 	xsrq=(ibv_xsrq_pingpong -d mlx4_0 -n "$xsrq_tests")
 	for ev in "${evs[@]}"; do
@@ -111,6 +111,18 @@ if [ "$nodes" = 1 ]; then
 		[ "$n" -gt 1 ] || continue
 		name="$t: ibv_xsrq_pingpong -c $n, $n clients at once"
 		xsrq_many "$n" "${xsrq[@]}"
+		verdict "$name"
+	done
+else
+	# across the nodes: one client on node 2 (each node its own domain
+	# file), with and without events; each side prints success
+	report="no 'success'"
+	report_ok() { xsrq_ok "$1"; }
+	for ev in "${evs[@]}"; do
+		name="$t: ibv_xsrq_pingpong ${ev:-(polling)}"
+		prog=(ibv_xsrq_pingpong -d mlx4_0 -n "$xsrq_tests")
+		[ -z "$ev" ] || prog+=("$ev")
+		pair "$t pingpong xsrq$ev" "${prog[@]}"
 		verdict "$name"
 	done
 fi
