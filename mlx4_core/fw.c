@@ -215,6 +215,21 @@ int mlx4_QUERY_DEV_CAP(struct mlx4_priv *priv)
 	c->reserved_uars = get8(o, 0x48) >> 4;
 	c->uar_size = 1 << ((get8(o, 0x49) & 0x3f) + 20);
 	c->min_page_sz = 1 << get8(o, 0x4b);
+	/*
+	 * BlueFlame (bit 7 of 0x4c): the log of a register's size and of the
+	 * registers per page; more than a page holds count as what fits
+	 */
+	if (get8(o, 0x4c) & 0x80) {
+		c->bf_reg_size = 1 << (get8(o, 0x4d) & 0x1f);
+		c->bf_regs_per_page = 1 << (get8(o, 0x4e) & 0x3f);
+		if (c->bf_reg_size > PAGE_SIZE || !c->bf_reg_size)
+			c->bf_reg_size = 0;
+		else if (c->bf_regs_per_page > PAGE_SIZE / c->bf_reg_size)
+			c->bf_regs_per_page = PAGE_SIZE / c->bf_reg_size;
+	} else {
+		c->bf_reg_size = 0;
+		c->bf_regs_per_page = 0;
+	}
 	c->max_sq_sg = get8(o, 0x51);
 	c->max_sq_desc_sz = get16(o, 0x52);
 	c->max_rq_sg = get8(o, 0x55);
@@ -255,6 +270,13 @@ int mlx4_QUERY_DEV_CAP(struct mlx4_priv *priv)
 		   !c->srq_entry_sz || !c->cmpt_entry_sz) {
 		dev_err(&priv->dev.pdev->dev, "unexpected context entry sizes\n");
 		err = -ENODEV;
+	}
+	/* the BlueFlame pages follow the UARs in BAR2 */
+	if (!err && c->bf_reg_size &&
+	    2ULL * c->uar_size > pci_resource_len(priv->dev.pdev, 2)) {
+		dev_warn(&priv->dev.pdev->dev, "BlueFlame pages beyond BAR2: BlueFlame off\n");
+		c->bf_reg_size = 0;
+		c->bf_regs_per_page = 0;
 	}
 out:
 	mlx4_free_cmd_mailbox(&priv->dev, mailbox);

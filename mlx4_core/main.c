@@ -36,7 +36,8 @@ static void mlx4_fill_caps(struct mlx4_priv *priv)
 	caps->local_ca_ack_delay = c->local_ca_ack_delay;
 	caps->num_uars = c->uar_size / PAGE_SIZE;
 	caps->uar_page_size = PAGE_SIZE;
-	caps->bf_reg_size = 0;
+	caps->bf_reg_size = c->bf_reg_size;
+	caps->bf_regs_per_page = c->bf_regs_per_page;
 	caps->max_sq_sg = c->max_sq_sg;
 	caps->max_rq_sg = c->max_rq_sg;
 	caps->max_wqes = c->max_qp_sz;

@@ -167,6 +167,9 @@ struct mlx4_dev_cap {
 	u64	flags;
 	int	reserved_uars;
 	int	uar_size;
+	/* BlueFlame: bytes of a register (0: none) and registers per page */
+	int	bf_reg_size;
+	int	bf_regs_per_page;
 	int	min_page_sz;
 	int	max_sq_sg, max_sq_desc_sz, max_rq_sg, max_rq_desc_sz;
 	int	max_qp_per_mcg, reserved_mgms, max_mcgs;

@@ -61,7 +61,6 @@ int mlx4_init_uar_table(struct mlx4_priv *priv)
 
 	dev->caps.num_uars = priv->dev_cap.uar_size / PAGE_SIZE;
 	dev->caps.uar_page_size = PAGE_SIZE;
-	dev->caps.bf_reg_size = 0;
 	if (dev->caps.num_uars <= reserved) {
 		dev_err(&dev->pdev->dev, "only %d UARs\n", dev->caps.num_uars);
 		return -ENODEV;

@@ -65,8 +65,7 @@ struct ib_ucontext *mlx4_ib_alloc_ucontext(struct ib_device *ibdev, struct ib_ud
 		.dev_caps	= 0,
 		.qp_tab_size	= caps->num_qps,
 		.bf_reg_size	= caps->bf_reg_size,
-		.bf_regs_per_page = caps->bf_reg_size ?
-				    caps->uar_page_size / caps->bf_reg_size : 0,
+		.bf_regs_per_page = caps->bf_regs_per_page,
 		.cqe_size	= MLX4_HW_CQE_SIZE,
 	};
 	struct mlx4_ib_ucontext *uctx;

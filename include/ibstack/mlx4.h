@@ -39,7 +39,8 @@ struct mlx4_caps {
 	int	local_ca_ack_delay;
 	int	num_uars;
 	int	uar_page_size;
-	int	bf_reg_size;
+	int	bf_reg_size;		/* BlueFlame register bytes; 0: no BlueFlame */
+	int	bf_regs_per_page;
 	int	max_sq_sg;
 	int	max_rq_sg;
 	int	num_qps;

@@ -412,7 +412,7 @@ for order in (("inbox", "ours"), ("ours", "inbox")):
 
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "
-          "stack's, the pingpongs, perftest, the test tool (root, unprivileged, memlock), "
+          "stack's, the pingpongs, perftest, BlueFlame, the test tool (root, unprivileged, memlock), "
           "removal and catastrophic errors under running programs; two nodes, mixed fabrics")
 g.step("uverbs-build", uvtool_build)
 for k, tier in (("6.1", "both"), ("6.12", "full")):
@@ -422,6 +422,7 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.compare("devinfo-" + k, cmp_devinfo("devinfo-" + k, a, b), [a, b], tier=tier)
     g.item("pingpong-ours-" + k, ours(k), TB + "/pingpong.sh", tier=tier, timeout=900)
     g.item("perftest-ours-" + k, ours(k), TB + "/perftest.sh", tier=tier, timeout=900)
+    g.item("blueflame-ours-" + k, ours(k), TB + "/blueflame.sh", tier=tier)
     g.item("uvtool-ours-" + k, ours(k), UV + "/uvtool.sh", env={"STACK": "ours"},
            needs=("uvtool",), tier=tier, timeout=900)
     g.item("removal-unload-ours-" + k, ours(k), UV + "/removal.sh", env={"MODE": "unload"},
