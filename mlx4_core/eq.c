@@ -336,7 +336,10 @@ static int mlx4_map_eq(struct mlx4_priv *priv, struct mlx4_eq *eq, bool unmap)
 			MLX4_CMD_TIME_B);
 }
 
-/* MSI-X vectors: one async + one per CPU, at least one completion vector */
+/*
+ * MSI-X vectors: one async, and one completion vector per port and CPU
+ * (as upstream mlx4 asks), at least one
+ */
 static int mlx4_enable_irqs(struct mlx4_priv *priv, bool use_msix)
 {
 	struct mlx4_eq_table *t = &priv->eq_table;
@@ -345,7 +348,7 @@ static int mlx4_enable_irqs(struct mlx4_priv *priv, bool use_msix)
 
 	t->nvec = 0;
 	if (use_msix) {
-		nreq = min3((int)num_online_cpus() + 1,
+		nreq = min3(priv->dev.caps.num_ports * (int)num_online_cpus() + 1,
 			    priv->dev.caps.num_eqs - priv->dev_cap.reserved_eqs,
 			    MLX4_MAX_MSIX);
 		nvec = pci_alloc_irq_vectors(pdev, 2, nreq, PCI_IRQ_MSIX);

@@ -373,6 +373,27 @@ int mlx4_INIT_HCA(struct mlx4_priv *priv)
 	return err;
 }
 
+/*
+ * The HCA's core clock, in MHz, from QUERY_HCA (u16 at 0x0c) once INIT_HCA
+ * has run: what ibv_devinfo -v shows as hca_core_clock, as upstream's.
+ * 0 if the card reports none.
+ */
+int mlx4_QUERY_HCA_clock(struct mlx4_priv *priv)
+{
+	struct mlx4_cmd_mailbox *mailbox;
+	int err;
+
+	mailbox = mlx4_alloc_cmd_mailbox(&priv->dev);
+	if (IS_ERR(mailbox))
+		return PTR_ERR(mailbox);
+	err = mlx4_cmd_box(&priv->dev, 0, mailbox->dma, 0, 0, MLX4_CMD_QUERY_HCA,
+			   MLX4_CMD_TIME_A);
+	if (!err)
+		priv->dev.caps.hca_core_clock = get16(mailbox->buf, 0x0c);
+	mlx4_free_cmd_mailbox(&priv->dev, mailbox);
+	return err;
+}
+
 int mlx4_CLOSE_HCA(struct mlx4_priv *priv)
 {
 	return mlx4_cmd(&priv->dev, 0, 0, 0, MLX4_CMD_CLOSE_HCA,

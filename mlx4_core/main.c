@@ -54,7 +54,8 @@ static void mlx4_fill_caps(struct mlx4_priv *priv)
 	caps->max_cqes = c->max_cq_sz - 1;
 	caps->reserved_cqs = c->reserved_cqs;
 	caps->reserved_mrws = c->reserved_mrws;
-	caps->num_pds = c->max_pds;
+	/* upstream mlx4's count (MLX4_NUM_PDS), within what the card offers */
+	caps->num_pds = min_t(int, c->max_pds, MLX4_NUM_PDS);
 	caps->reserved_pds = c->reserved_pds;
 	caps->reserved_lkey = (c->bmme_flags & BIT(10)) ? c->reserved_lkey : 0;
 	caps->max_mr_size = c->max_mrw_sz;
@@ -129,6 +130,9 @@ int mlx4_load(struct mlx4_priv *priv)
 	if (err)
 		goto err_icm;
 	err = mlx4_QUERY_ADAPTER(priv);
+	if (err)
+		goto err_close_hca;
+	err = mlx4_QUERY_HCA_clock(priv);
 	if (err)
 		goto err_close_hca;
 	err = mlx4_init_uar_table(priv);

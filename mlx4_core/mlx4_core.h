@@ -15,6 +15,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#define MLX4_NUM_PDS		BIT(15)	/* protection domains we ask for */
+
 #define DRV_NAME		"mlx4_core"
 
 /* The card's ICM and mailbox page size, whatever the host's is. */
@@ -39,6 +41,7 @@ enum {
 	MLX4_CMD_QUERY_ADAPTER	= 0x006,
 	MLX4_CMD_INIT_HCA	= 0x007,
 	MLX4_CMD_CLOSE_HCA	= 0x008,
+	MLX4_CMD_QUERY_HCA	= 0x00b,
 	MLX4_CMD_SW2HW_MPT	= 0x00d,
 	MLX4_CMD_HW2SW_MPT	= 0x00f,
 	MLX4_CMD_MAP_EQ		= 0x012,
@@ -412,6 +415,7 @@ int mlx4_MOD_STAT_CFG(struct mlx4_priv *priv);
 u64 mlx4_query_port_guid(struct mlx4_priv *priv, int port);
 int mlx4_SET_ICM_SIZE(struct mlx4_priv *priv, u64 icm_size, u64 *aux_pages);
 int mlx4_INIT_HCA(struct mlx4_priv *priv);
+int mlx4_QUERY_HCA_clock(struct mlx4_priv *priv);
 int mlx4_CLOSE_HCA(struct mlx4_priv *priv);
 int mlx4_QUERY_ADAPTER(struct mlx4_priv *priv);
 int mlx4_NOP(struct mlx4_priv *priv);

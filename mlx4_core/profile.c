@@ -9,14 +9,19 @@
 
 #include "mlx4_core.h"
 
-/* Object counts we ask for (clamped to what the card offers) */
+/*
+ * Object counts we ask for (clamped to what the card offers): upstream
+ * mlx4's default profile, so that ibv_devinfo shows a lab the capacities
+ * it knows (max_qp, max_cq, max_srq, max_mr, max_mcast_grp).  Tables are
+ * backed in ICM only where objects exist (icm.c).
+ */
 #define MLX4_PROF_QPS		BIT(17)
-#define MLX4_PROF_SRQS		BIT(14)
-#define MLX4_PROF_CQS		BIT(14)
+#define MLX4_PROF_SRQS		BIT(16)
+#define MLX4_PROF_CQS		BIT(16)
 #define MLX4_PROF_EQS		128U
-#define MLX4_PROF_MPTS		BIT(17)
+#define MLX4_PROF_MPTS		BIT(19)
 #define MLX4_PROF_MTTS		BIT(20)
-#define MLX4_PROF_MCGS		BIT(12)	/* hash entries + chain entries */
+#define MLX4_PROF_MCGS		BIT(13)	/* hash entries + chain entries */
 #define MLX4_MGM_ENTRY_LOG	10		/* 1 KiB: 248 QPs per group */
 
 struct mlx4_res {

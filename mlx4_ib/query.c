@@ -12,7 +12,8 @@
 
 #include "mlx4_ib.h"
 
-#define MLX4_MAX_SGE_RD		29	/* RDMA READ scatter entries */
+/* RDMA READ scatter entries: a 512-byte WQE less its control and remote-address segments */
+#define MLX4_MAX_SGE_RD		((512 - 16 - 16) / 16)
 
 /* SET_PORT (IB) mailbox: byte 3 bit 0 resets the Q_Key violation counter */
 #define MLX4_SET_PORT_RESET_QKEY	0x01
@@ -108,6 +109,13 @@ int mlx4_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr)
 	attr->max_total_mcast_qp_attach = attr->max_mcast_qp_attach *
 					  attr->max_mcast_grp;
 	attr->max_ah = INT_MAX;
+	/*
+	 * the core clock (kHz) and the 48 bits of a CQE's timestamp, as
+	 * upstream reports them; the clock page itself is not offered
+	 * (QUERY_DEV_CAP gives no internal clock to map)
+	 */
+	attr->hca_core_clock = caps->hca_core_clock * 1000ULL;
+	attr->timestamp_mask = 0xFFFFFFFFFFFFULL;
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
 	attr->max_fast_reg_page_list_len = MLX4_MAX_FAST_REG_PAGES;
 out:

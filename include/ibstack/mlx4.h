@@ -83,6 +83,7 @@ struct mlx4_caps {
 	u32	hw_rev;			/* PCI revision */
 	u32	max_msg_sz;		/* bytes, from the log in QUERY_DEV_CAP */
 	u32	max_gso_sz;		/* bytes of an LSO message; 0: no LSO */
+	u32	hca_core_clock;		/* MHz, from QUERY_HCA; 0: not reported */
 };
 
 /* QUERY_DEV_CAP flags that mlx4_ib looks at */

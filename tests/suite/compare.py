@@ -304,6 +304,14 @@ def compare_diags(name, da, db, la="inbox", lb="ours"):
 # by name, port fields as "port:NAME"), each with the reason.  Everything
 # else, every capability flag included, must be the same.
 DEVINFO_MAY_DIFFER = {
+    # upstream's mlx4 always sets IB_DEVICE_RAW_IP_CSUM (bit 26), a
+    # capability of raw packet QPs, which only Ethernet ports have; ours
+    # has IB ports only and refuses raw packet QPs, so it does not claim it
+    "device_cap_flags": "RAW_IP_CSUM: no raw packet QPs",
+    "device_cap_flags_ex": "RAW_IP_CSUM: no raw packet QPs",
+    # upstream reports ~0; ours the card's own limit from QUERY_DEV_CAP
+    # (2^63 bytes on the model): either is beyond any registration
+    "max_mr_size": "the card's QUERY_DEV_CAP limit, not ~0",
 }
 
 
@@ -313,7 +321,7 @@ def parse_devinfo(path):
     fields, section, last = {}, "device", None
     for line in open(path, errors="replace").read().splitlines():
         m = re.match(r"^\s*([A-Za-z_][\w ]*?):\s*(.*?)\s*$", line)
-        if m and not re.match(r"^\s*[A-Z0-9_]+$", line):
+        if m:
             k, v = m.group(1).strip(), m.group(2)
             if k == "port":
                 section = "port " + v
@@ -321,8 +329,13 @@ def parse_devinfo(path):
                 continue
             last = (section, k)
             fields[last] = v
-        elif line.strip() and last:
+        elif re.match(r"^\s*[A-Z0-9_][A-Z0-9_ ]*$", line) and last:
+            # a flag of the list the field above started
             fields[last] = (fields[last] + " " + line.strip()).strip()
+        elif line.strip():
+            # a line of its own ("core clock not supported")
+            last = (section, line.strip())
+            fields[last] = ""
     return fields
 
 

@@ -21,7 +21,10 @@ out=$(mktemp -d)
 # MATRIX=uverbs (issue 14's) adds the other transports perftest offers
 # for each benchmark, the other latency tests, size sweeps (-a), events
 # (-e), bidirectional traffic (-b) and four QPs (-q 4); MATRIX=bw runs the
-# bandwidth tests alone, on each transport.
+# bandwidth tests alone, on each transport.  Not ib_send_lat -e: across
+# two nodes of the model it fails under the in-tree stack as under ours
+# (the server's "Couldn't post send" with a send queue of one, then the
+# client's retry-exceeded completion); docs/uverbs.md, section 7.
 bw=("ib_send_bw" "ib_write_bw" "ib_read_bw" "ib_atomic_bw")
 bw_other=("ib_send_bw -c UC" "ib_send_bw -c UD -s 1024" "ib_write_bw -c UC")
 case ${MATRIX:-} in
@@ -31,7 +34,7 @@ uverbs)
 	runs=("${bw[@]}" "${bw_other[@]}"
 		"ib_send_lat" "ib_write_lat" "ib_read_lat" "ib_atomic_lat"
 		"ib_send_lat -c UC" "ib_send_lat -c UD" "ib_write_lat -c UC"
-		"ib_write_bw -a -n 10" "ib_send_lat -a -n 10" "ib_send_bw -e" "ib_send_lat -e"
+		"ib_write_bw -a -n 10" "ib_send_lat -a -n 10" "ib_send_bw -e"
 		"ib_write_bw -b" "ib_send_bw -b" "ib_read_bw -q 4" "ib_send_bw -q 4") ;;
 *) echo "MATRIX must be empty, bw or uverbs, not $MATRIX" >&2; exit 2 ;;
 esac
@@ -50,6 +53,12 @@ for run in "${runs[@]}"; do
 	bench=${more[0]}
 	more=("${more[@]:1}")
 	opts=(-d mlx4_0 -n 200 -F)
+	# the passive side of an RDMA READ or atomic latency test measures
+	# nothing and prints no results (pair.sh's server_reports)
+	case $bench in
+	ib_read_lat | ib_atomic_lat) server_reports=0 ;;
+	*) server_reports=1 ;;
+	esac
 	case "$bench ${more[*]}" in
 	ib_atomic_bw* | *" -s "* | *" -a"*) ;;
 	*_bw*) opts+=(-s 65536) ;;
