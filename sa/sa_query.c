@@ -88,19 +88,29 @@ int sa_query_post(struct ib_sa_query *query, unsigned long timeout_ms,
 		  gfp_t gfp)
 {
 	unsigned long flags;
+	bool preload;
 	int id, ret;
 
 	query->mad_buf->timeout_ms = min_t(unsigned long, timeout_ms, INT_MAX);
 	sa_client_get(query->client);
 	sa_device_get(query->port->sa_dev);
 
-	idr_preload(gfp);
+	/*
+	 * Preloading takes a per-CPU lock that may only be taken where the
+	 * caller could sleep: IPoIB asks for paths from its transmit path
+	 * (softirq, GFP_ATOMIC), where the allocation under our lock is
+	 * GFP_NOWAIT alone.
+	 */
+	preload = gfpflags_allow_blocking(gfp);
+	if (preload)
+		idr_preload(gfp);
 	spin_lock_irqsave(&sa_query_lock, flags);
 	id = idr_alloc(&sa_queries, query, 0, 0, GFP_NOWAIT);
 	if (id >= 0)
 		query->id = id;
 	spin_unlock_irqrestore(&sa_query_lock, flags);
-	idr_preload_end();
+	if (preload)
+		idr_preload_end();
 	if (id < 0) {
 		ret = id;
 		goto err_put;

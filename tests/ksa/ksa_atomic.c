@@ -3,7 +3,9 @@
  * The calls IPoIB makes with its own spinlock held and interrupts off
  * (ib_sa_path_rec_get with GFP_ATOMIC, ib_sa_join_multicast with
  * GFP_ATOMIC, ib_sa_get_mcmember_rec, ib_sa_cancel_query), made the same
- * way from port 1: each must work there.  On the debug kernel
+ * way from port 1: each must work there; and a path query from softirq
+ * context (a timer), as IPoIB's transmit path makes it under NAPI when
+ * an ARP reply arrives.  On the debug kernel
  * (CONFIG_DEBUG_ATOMIC_SLEEP, lockdep) a call that could sleep is
  * reported and fails the boot; everywhere the results are checked.
  */
@@ -11,6 +13,9 @@
 #include <linux/jiffies.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/preempt.h>
+#include <ibstack/compat.h>
 #include "ksa.h"
 
 #define KSA_ATOMIC_WAIT_MS	20000
@@ -48,6 +53,67 @@ static bool ksa_atomic_wait(struct ksa_ctx *ctx, struct completion *done,
 		return true;
 	ksa_fail(ctx, name, "no callback within %d ms", KSA_ATOMIC_WAIT_MS);
 	return false;
+}
+
+/* a path query started by a timer, in softirq context */
+struct ksa_atomic_softirq {
+	struct timer_list	timer;
+	struct completion	fired;		/* the timer ran */
+	struct ksa_ctx		*ctx;
+	struct sa_path_rec	req;
+	ib_sa_comp_mask		mask;
+	struct ksa_async	path;
+	struct ib_sa_query	*query;
+	int			id;
+	bool			in_softirq;	/* where the timer found itself */
+};
+
+/* the one in flight (ksa runs its tests one at a time) */
+static struct ksa_atomic_softirq *ksa_atomic_softirq_call;
+
+static void ksa_atomic_timer(struct timer_list *timer)
+{
+	struct ksa_atomic_softirq *s = ksa_atomic_softirq_call;
+
+	s->in_softirq = in_softirq();
+	s->id = ib_sa_path_rec_get(&ksa_client, s->ctx->device, 1, &s->req, s->mask,
+				   KSA_TIMEOUT_MS, GFP_ATOMIC, ksa_path_cb, &s->path,
+				   &s->query);
+	complete(&s->fired);
+}
+
+static void ksa_atomic_softirq_test(struct ksa_ctx *ctx)
+{
+	struct ksa_atomic_softirq *s;
+	const char *name = "atomic: path query from softirq context";
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s) {
+		ksa_fail(ctx, name, "no memory");
+		return;
+	}
+	s->ctx = ctx;
+	s->mask = ksa_path_req(ctx, 0, &s->req);
+	init_completion(&s->fired);
+	init_completion(&s->path.done);
+	ksa_atomic_softirq_call = s;
+	timer_setup(&s->timer, ksa_atomic_timer, 0);
+	mod_timer(&s->timer, jiffies + 1);
+	wait_for_completion(&s->fired);
+	ibstack_timer_delete_sync(&s->timer);
+	ksa_atomic_softirq_call = NULL;
+
+	if (s->id < 0) {
+		ksa_fail(ctx, name, "ib_sa_path_rec_get returned %d", s->id);
+	} else if (ksa_atomic_wait(ctx, &s->path.done, name)) {
+		ksa_check(ctx, s->in_softirq && !s->path.status && s->path.num == 1, name,
+			  "in softirq %d, status %d, %d records", s->in_softirq,
+			  s->path.status, s->path.num);
+	} else {
+		ib_sa_cancel_query(s->id, s->query);
+		wait_for_completion(&s->path.done);
+	}
+	kfree(s);
 }
 
 void ksa_atomic_tests(struct ksa_ctx *ctx)
@@ -135,4 +201,7 @@ void ksa_atomic_tests(struct ksa_ctx *ctx)
 
 	/* leaving may sleep (as upstream): outside the lock */
 	ib_sa_free_multicast(mc);
+
+	/* 3: a path query from softirq context */
+	ksa_atomic_softirq_test(ctx);
 }

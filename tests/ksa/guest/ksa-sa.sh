@@ -33,10 +33,11 @@ ddebug=/sys/kernel/debug/dynamic_debug/control
 # both nodes: ib_sa and the module loaded (3), path (1 + 1 + 4 fields),
 # the unload and ib_sa's references (3), ib_sa unloaded and loaded again
 # unless other modules hold it (2, below); node 1: the calls made under a
-# spinlock (2), multicast (12), the frozen SM (3), the SM restart (8), the
-# cable (10).
-# PARTS=atomic (one node): only the calls made under a spinlock (the debug
-# kernel's short run in make check), set-up and finish around them
+# spinlock or in softirq context (2), multicast (12), the frozen SM (3),
+# the SM restart (8), the cable (10).
+# PARTS=atomic (one node): only the calls made under a spinlock or in
+# softirq context (the debug kernel's short run in make check), set-up and
+# finish around them
 PARTS=${PARTS:-all}
 if [ "$PARTS" = atomic ]; then plan 8
 elif [ "$NODE" = 1 ]; then plan 47
