@@ -85,19 +85,20 @@ static inline bool __rdma_umem_block_iter_next(struct ib_block_iter *biter)
 	return __rdma_block_iter_next(biter) && biter->__sg_numblocks--;
 }
 
-/* [any] __rdma_umem_block_iter_start(), returning biter (the macro names it once) */
-static inline struct ib_block_iter *__rdma_umem_block_iter_begin(struct ib_block_iter *biter,
-								 struct ib_umem *umem,
-								 unsigned long pgsz)
+/* [any] the loop's step, as __rdma_block_iter_step() */
+static inline bool __rdma_umem_block_iter_step(struct ib_block_iter *biter,
+					       struct ib_umem *umem, unsigned long pgsz)
 {
-	__rdma_umem_block_iter_start(biter, umem, pgsz);
-	return biter;
+	if (!biter->__begun) {
+		__rdma_umem_block_iter_start(biter, umem, pgsz);
+		biter->__begun = true;
+	}
+	return __rdma_umem_block_iter_next(biter);
 }
 
-#define rdma_umem_for_each_dma_block(umem, biter, pgsz)				\
-	for (struct ib_block_iter *__biter =					\
-		__rdma_umem_block_iter_begin(biter, umem, pgsz);		\
-	     __rdma_umem_block_iter_next(__biter);)
+#define rdma_umem_for_each_dma_block(umem, biter, pgsz)			\
+	for (__builtin_expect((biter)->__begun = false, 0);		\
+	     __rdma_umem_block_iter_step(biter, umem, pgsz);)
 
 /*
  * [sleep] Pin [addr, addr + size) of the calling process for the device

@@ -2355,6 +2355,7 @@ struct ib_block_iter {
 	unsigned int		__sg_nents;	/* entries left */
 	unsigned int		__sg_advance;	/* bytes into the current entry */
 	unsigned int		__pg_bit;	/* log2 of the block size */
+	bool			__begun;	/* the walk has started */
 };
 
 void __rdma_block_iter_start(struct ib_block_iter *biter, struct scatterlist *sglist,
@@ -2366,20 +2367,25 @@ static inline dma_addr_t rdma_block_iter_dma_address(struct ib_block_iter *biter
 	return biter->__dma_addr & ~(BIT_ULL(biter->__pg_bit) - 1);
 }
 
-/* [any] __rdma_block_iter_start(), returning biter (the macro names it once) */
-static inline struct ib_block_iter *__rdma_block_iter_begin(struct ib_block_iter *biter,
-							    struct scatterlist *sglist,
-							    unsigned int nents,
-							    unsigned long pgsz)
+/*
+ * [any] The loop's step: the first call starts the walk (the macro clears
+ * __begun), each call moves to the next block.  The macro names biter
+ * once and declares nothing in the for (the 5.10 kernels build as C89).
+ */
+static inline bool __rdma_block_iter_step(struct ib_block_iter *biter,
+					  struct scatterlist *sglist,
+					  unsigned int nents, unsigned long pgsz)
 {
-	__rdma_block_iter_start(biter, sglist, nents, pgsz);
-	return biter;
+	if (!biter->__begun) {
+		__rdma_block_iter_start(biter, sglist, nents, pgsz);
+		biter->__begun = true;
+	}
+	return __rdma_block_iter_next(biter);
 }
 
-#define rdma_for_each_block(sglist, biter, nents, pgsz)				\
-	for (struct ib_block_iter *__biter =					\
-		__rdma_block_iter_begin(biter, sglist, nents, pgsz);		\
-	     __rdma_block_iter_next(__biter);)
+#define rdma_for_each_block(sglist, biter, nents, pgsz)			\
+	for (__builtin_expect((biter)->__begun = false, 0);		\
+	     __rdma_block_iter_step(biter, sglist, nents, pgsz);)
 
 struct rdma_user_mmap_entry;
 

@@ -29,16 +29,21 @@ static inline struct ib_ucontext *ibstack_udata_context(struct ib_udata *udata)
 	return container_of(udata, struct uverbs_attr_bundle, driver_udata)->context;
 }
 
+/* [any] the structure around a command's context, offset bytes before it; NULL for none */
+static inline void *__ibstack_udata_drv_context(struct ib_udata *udata, size_t offset)
+{
+	struct ib_ucontext *uctx = ibstack_udata_context(udata);
+
+	return uctx ? (void *)((char *)uctx - offset) : NULL;
+}
+
 /*
  * [any] The driver's context structure (of type drv_dev_struct, which embeds
  * the ib_ucontext as member) of a user command's udata; NULL for a kernel
  * caller's NULL udata.
  */
 #define rdma_udata_to_drv_context(udata, drv_dev_struct, member)		\
-	({									\
-		struct ib_ucontext *ibstack_uctx_ = ibstack_udata_context(udata); \
-		ibstack_uctx_ ? container_of(ibstack_uctx_, drv_dev_struct, member) \
-			      : (drv_dev_struct *)NULL;				\
-	})
+	((typeof(drv_dev_struct) *)__ibstack_udata_drv_context(udata,		\
+		offsetof(typeof(drv_dev_struct), member)))
 
 #endif /* IBSTACK_RDMA_UVERBS_IOCTL_H */
