@@ -474,7 +474,7 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # DEBUG_IN_CHECK: those that make check and check-full run there too, as
 # the representative of the rest (the README says why these).
 DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad",
-                "umad", "sa", "mixed", "ipoib-upstream")
+                "umad", "sa", "mixed", "ipoib-upstream", "uverbs")
 DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
 
 
