@@ -281,12 +281,9 @@ EXPORT_SYMBOL(mlx4_mr_free);
 int mlx4_init_mr_table(struct mlx4_priv *priv)
 {
 	struct mlx4_dev *dev = &priv->dev;
-	struct mlx4_dev_cap *c = &priv->dev_cap;
 	int err;
 
-	dev->caps.num_pds = c->max_pds;
-	dev->caps.reserved_pds = c->reserved_pds;
-	dev->caps.reserved_mrws = c->reserved_mrws;
+	/* num_pds, reserved_pds and reserved_mrws: mlx4_fill_caps() */
 	err = mlx4_bitmap_init(&priv->pd_bitmap, dev->caps.num_pds,
 			       max(dev->caps.reserved_pds, 1));
 	if (err)
