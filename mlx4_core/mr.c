@@ -300,7 +300,7 @@ int mlx4_init_mr_table(struct mlx4_priv *priv)
 	if (err)
 		goto err_xrcd;
 	err = mlx4_bitmap_init(&priv->mtt_bitmap, dev->caps.num_mtts,
-			       c->reserved_mtts);
+			       priv->dev_cap.reserved_mtts);
 	if (err)
 		goto err_mpt;
 	return 0;

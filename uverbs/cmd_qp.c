@@ -583,6 +583,18 @@ int uv_cmd_destroy_qp(struct uverbs_attr_bundle *attrs)
 	return uv_response(attrs, &resp, sizeof(resp));
 }
 
+/* the QP's attachment to the group (gid, lid) made through this handle, or NULL */
+static struct uv_mcast *uv_mcast_find(struct uv_uobj *obj, const u8 *gid, u16 lid)
+{
+	struct uv_mcast *m;
+
+	lockdep_assert_held(&obj->mcast_mutex);
+	list_for_each_entry(m, &obj->mcast_list, list)
+		if (m->lid == lid && !memcmp(m->gid.raw, gid, sizeof(m->gid.raw)))
+			return m;
+	return NULL;
+}
+
 /* attaching twice to one group is a no-op, as 6.1 */
 int uv_cmd_attach_mcast(struct uverbs_attr_bundle *attrs)
 {
@@ -599,9 +611,8 @@ int uv_cmd_attach_mcast(struct uverbs_attr_bundle *attrs)
 	if (!qp)
 		return ret;
 	mutex_lock(&obj->mcast_mutex);
-	list_for_each_entry(m, &obj->mcast_list, list)
-		if (m->lid == cmd.mlid && !memcmp(m->gid.raw, cmd.gid, sizeof(cmd.gid)))
-			goto out;
+	if (uv_mcast_find(obj, cmd.gid, cmd.mlid))
+		goto out;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m) {
 		ret = -ENOMEM;
@@ -627,7 +638,7 @@ out:
 int uv_cmd_detach_mcast(struct uverbs_attr_bundle *attrs)
 {
 	struct ib_uverbs_detach_mcast cmd;
-	struct uv_mcast *m, *found = NULL;
+	struct uv_mcast *found;
 	struct uv_uobj *obj;
 	struct ib_qp *qp;
 	int ret;
@@ -639,11 +650,7 @@ int uv_cmd_detach_mcast(struct uverbs_attr_bundle *attrs)
 	if (!qp)
 		return ret;
 	mutex_lock(&obj->mcast_mutex);
-	list_for_each_entry(m, &obj->mcast_list, list)
-		if (m->lid == cmd.mlid && !memcmp(m->gid.raw, cmd.gid, sizeof(cmd.gid))) {
-			found = m;
-			break;
-		}
+	found = uv_mcast_find(obj, cmd.gid, cmd.mlid);
 	if (!found) {
 		uv_dbg(attrs->ufile, "QP 0x%x is not attached to LID 0x%x\n", qp->qp_num,
 		       cmd.mlid);
