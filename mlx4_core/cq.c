@@ -10,6 +10,8 @@
 #include "mlx4_core.h"
 
 /* CQ context (64 bytes) */
+#define CQC_FLAGS		0x00
+#define CQC_FLAG_TIMESTAMP	BIT(19)	/* CQEs carry the completion's time */
 #define CQC_LOGSIZE_USRPAGE	0x0c
 #define CQC_PERIOD		0x10
 #define CQC_MAX_COUNT		0x12
@@ -116,6 +118,8 @@ int mlx4_cq_alloc(struct mlx4_dev *dev, int nent, struct mlx4_mtt *mtt,
 		goto err_xa;
 	}
 	ctx = mailbox->buf;
+	if (cq->timestamp)
+		*(__be32 *)(ctx + CQC_FLAGS) = cpu_to_be32(CQC_FLAG_TIMESTAMP);
 	*(__be32 *)(ctx + CQC_LOGSIZE_USRPAGE) =
 		cpu_to_be32((ilog2(nent) << 24) | uar->index);
 	*(u8 *)(ctx + CQC_COMP_EQN) = eqn;

@@ -243,6 +243,26 @@ int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr)
 }
 EXPORT_SYMBOL(mlx4_mr_enable);
 
+int mlx4_mr_disable(struct mlx4_dev *dev, struct mlx4_mr *mr)
+{
+	u32 index = mlx4_key_to_index(dev, mr->key);
+	int err;
+
+	if (!mr->enabled)
+		return 0;
+	/* op_mod 1: no mailbox for the old entry */
+	err = mlx4_cmd(dev, 0, index, 1, MLX4_CMD_HW2SW_MPT, MLX4_CMD_TIME_B);
+	if (err) {
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "HW2SW_MPT 0x%x failed (%d): the MR stays with the card\n",
+				     index, err);
+		return err;
+	}
+	mr->enabled = false;
+	return 0;
+}
+EXPORT_SYMBOL(mlx4_mr_disable);
+
 /*
  * A failed HW2SW_MPT leaves the entry with the card (windows bound to the
  * region, or firmware that did not answer): the card may still access

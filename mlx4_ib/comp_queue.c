@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/log2.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "mlx4_ib.h"
 
@@ -193,8 +194,12 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 	u32 nent;
 	int err;
 
-	/* a ring of max_cqes + 1 entries holds max_cqes CQEs */
-	if (attr->flags || attr->cqe < 1 ||
+	/*
+	 * a ring of max_cqes + 1 entries holds max_cqes CQEs; user CQs may
+	 * ask for completion timestamps (ibv_create_cq_ex), as upstream's
+	 */
+	if ((attr->flags & ~(udata ? IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION : 0)) ||
+	    attr->cqe < 1 ||
 	    attr->cqe > (unsigned int)dev->dev->caps.max_cqes) {
 		mlx4_ib_warn_rl(dev, "create_cq: %u entries or flags 0x%x not supported\n",
 				attr->cqe, attr->flags);
@@ -227,6 +232,7 @@ struct ib_cq *mlx4_ib_create_cq(struct ib_device *ibdev, const struct ib_cq_init
 
 	cq->mcq.comp = mlx4_ib_cq_comp;
 	cq->mcq.event = mlx4_ib_cq_event;
+	cq->mcq.timestamp = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	err = mlx4_cq_alloc(dev->dev, nent, &cq->ring.mtt, uar, db_dma, &cq->mcq,
 			    nvec > 0 ? attr->comp_vector % nvec : 0);
 	if (err)

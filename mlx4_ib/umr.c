@@ -187,8 +187,14 @@ err_free:
 }
 
 /*
- * [sleep] ib_uverbs serialises this with every other use of the MR's
- * handle (an exclusive lookup), so nothing else changes mr meanwhile.
+ * [sleep] In place, the keys kept (as upstream's mlx4): the card gives the
+ * MPT back, it takes the new PD, rights and, with IB_MR_REREG_TRANS, the
+ * new range and pages, and goes back to the card.  ib_uverbs serialises
+ * this with every other use of the MR's handle (an exclusive lookup), so
+ * nothing else changes mr meanwhile.  An error before the card gave the
+ * MPT back leaves the MR as it was; one after it (the card refusing the
+ * new entry) leaves the MR with its new values and its keys dead until
+ * deregistration.
  */
 int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, u64 virt,
 			  int access, struct ib_pd *pd, struct ib_udata *udata)
@@ -196,9 +202,9 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 	struct mlx4_ib_dev *dev = to_mdev(ibmr->device);
 	struct mlx4_ib_mr *mr = to_mmr(ibmr);
 	struct ib_umem *umem = mr->umem;
-	struct mlx4_mr new_mmr;
-	u64 new_virt = mr->mmr.iova, new_len = mr->mmr.size;
-	u32 pdn = mr->mmr.pd;
+	struct mlx4_mtt mtt;
+	unsigned long pgsz;
+	size_t nblocks;
 	int err;
 
 	if (!mr->umem || !flags || (flags & ~IB_MR_REREG_SUPPORTED) ||
@@ -210,8 +216,6 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	if (flags & IB_MR_REREG_PD)
-		pdn = to_mpd(pd)->pdn;
 
 	if (flags & IB_MR_REREG_TRANS) {
 		umem = mlx4_ib_pin_mr(ibmr->device, start, length, access);
@@ -221,8 +225,17 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 					start, length, err);
 			return err;
 		}
-		new_virt = virt;
-		new_len = length;
+		pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
+		nblocks = pgsz ? ib_umem_num_dma_blocks(umem, pgsz) : 0;
+		err = -EINVAL;
+		if (!pgsz || nblocks > INT_MAX)
+			goto err_umem;
+		err = mlx4_mtt_init(dev->dev, nblocks, ilog2(pgsz), &mtt);
+		if (err)
+			goto err_umem;
+		err = mlx4_ib_umem_write_mtt(dev, umem, pgsz, &mtt);
+		if (err)
+			goto err_mtt;
 	} else if (ib_access_writable(access) && !umem->writable) {
 		/* the pages were pinned read-only: write rights need new ones */
 		mlx4_ib_warn_rl(dev, "rereg_user_mr: MR 0x%x: read-only pages, access 0x%x\n",
@@ -230,25 +243,32 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 		return -EPERM;
 	}
 
-	err = mlx4_ib_umr_mpt(dev, umem, pdn, new_virt, new_len, access, &new_mmr);
+	/* a failure here (windows bound to the MR) keeps the MR as it was */
+	err = mlx4_mr_disable(dev->dev, &mr->mmr);
 	if (err)
-		goto err_umem;
-	/* the old MPT goes; a failure (windows bound to it) keeps the MR as it was */
-	err = mlx4_mr_free(dev->dev, &mr->mmr);
-	if (err) {
-		if (mlx4_mr_free(dev->dev, &new_mmr))
-			mlx4_ib_warn(dev, "rereg_user_mr: MPT 0x%x leaked\n", new_mmr.key);
-		goto err_umem;
-	}
-	mr->mmr = new_mmr;
-	if (umem != mr->umem) {
+		goto err_mtt;
+	if (flags & IB_MR_REREG_PD)
+		mr->mmr.pd = to_mpd(pd)->pdn;
+	mr->mmr.access = mlx4_ib_access(access);
+	mr->access = access;
+	if (flags & IB_MR_REREG_TRANS) {
+		mlx4_mtt_cleanup(dev->dev, &mr->mmr.mtt);
+		mr->mmr.mtt = mtt;
+		mr->mmr.iova = virt;
+		mr->mmr.size = length;
 		ib_umem_release(mr->umem);
 		mr->umem = umem;
 	}
-	mr->access = access;
 	mlx4_ib_umr_keys(mr);
-	return 0;
+	err = mlx4_mr_enable(dev->dev, &mr->mmr);
+	if (err)
+		mlx4_ib_warn_rl(dev, "rereg_user_mr: MR 0x%x: SW2HW_MPT failed (%d), keys dead\n",
+				ibmr->lkey, err);
+	return err;
 
+err_mtt:
+	if (flags & IB_MR_REREG_TRANS)
+		mlx4_mtt_cleanup(dev->dev, &mtt);
 err_umem:
 	if (umem != mr->umem)
 		ib_umem_release(umem);

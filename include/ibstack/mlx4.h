@@ -335,6 +335,14 @@ int mlx4_mr_alloc(struct mlx4_dev *dev, u32 pd, u64 iova, u64 size, u32 access,
 /* writes the MPT (SW2HW_MPT): the key works from here on */
 int mlx4_mr_enable(struct mlx4_dev *dev, struct mlx4_mr *mr);
 /*
+ * HW2SW_MPT: the card gives the entry back and the key stops working; the
+ * caller may then change pd, access, iova, size and the MTT range (a
+ * re-registration that keeps the key) and mlx4_mr_enable() it again.  An
+ * error (windows bound to it, the card not answering) leaves the MR with
+ * the card, unchanged.  0 for an MR not enabled.
+ */
+int mlx4_mr_disable(struct mlx4_dev *dev, struct mlx4_mr *mr);
+/*
  * HW2SW_MPT, then frees the MR's resources; an error (the card may still
  * own the MPT) frees nothing, and the MR is as before the call.
  */
@@ -404,6 +412,8 @@ struct mlx4_cq {
 	void		(*event)(struct mlx4_cq *cq, enum mlx4_event type);
 	int		cqn;
 	unsigned int	vector;		/* completion EQ index, < caps.num_comp_vectors */
+	/* set by mlx4_ib before mlx4_cq_alloc(): the card stamps each CQE's time */
+	bool		timestamp;
 	/* mlx4_core: keeps the CQ alive while its EQ handler uses it */
 	refcount_t	refcount;
 	struct completion free;

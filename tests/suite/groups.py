@@ -426,6 +426,9 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("uvtool-ours-" + k, ours(k), UV + "/uvtool.sh", env={"STACK": "ours"},
            needs=("uvtool",), tier=tier, timeout=900)
     g.item("unpriv-ours-" + k, ours(k), UV + "/unpriv.sh", tier=tier)
+    # rdma-core's own suite, judged as under the in-tree stack
+    g.item("rdmacore-ours-" + k, ours(k), TB + "/rdmacore-tests.sh", env={"STACK": "ours"},
+           tier=tier, timeout=900)
     g.item("removal-unload-ours-" + k, ours(k), UV + "/removal.sh", env={"MODE": "unload"},
            tier=tier)
     g.item("removal-catas-ours-" + k, ours(k), UV + "/removal.sh", env={"MODE": "catas"},

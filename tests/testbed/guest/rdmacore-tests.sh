@@ -140,6 +140,21 @@ SKIPS=(
 	"Could not open mlx5 context (This is not an MLX5 device)|mlx5 only"
 )
 
+# STACK=ours: our stack has no IPoIB and no rdma_cm yet (issues 15 and
+# 16), so the rdma_cm tests find no net interface and skip; every other
+# test is judged as under the in-tree stack
+if [ "${STACK:-inbox}" = ours ]; then
+	kept=()
+	for m in "${MUST_PASS[@]}"; do
+		case $m in
+		tests.test_rdmacm.*) ;;
+		*) kept+=("$m") ;;
+		esac
+	done
+	MUST_PASS=("${kept[@]}")
+	SKIPS+=("Device $dev doesn't have net interface|no IPoIB of ours yet: rdma_cm has no address")
+fi
+
 plan $((1 + 1 + ${#MUST_PASS[@]} + ${#SKIPS[@]} + 1))
 out=$(mktemp -d)
 res=$out/results	# outcome<TAB>test id<TAB>seconds<TAB>reason
@@ -165,9 +180,13 @@ else
 fi
 
 # 2. run them, with ib0 up and addressed for the rdma_cm tests
-ib0_take
-wait_for 60 ib0_carrier 1 && ib0_has_addr ||
-	echo "note: ib0 has no carrier or no address, the rdma_cm tests will skip"
+if [ "${STACK:-inbox}" = ours ]; then
+	echo "note: no IPoIB of ours yet, the rdma_cm tests will skip"
+else
+	ib0_take
+	wait_for 60 ib0_carrier 1 && ib0_has_addr ||
+		echo "note: ib0 has no carrier or no address, the rdma_cm tests will skip"
+fi
 start=$SECONDS
 timeout -k 10 "$limit" python3 - "$tdir" "$dev" "$port" "$gid" "$res" "$tbs" >"$log" 2>&1 <<'PY'
 import os
@@ -263,7 +282,7 @@ res.write('end\n')
 PY
 rc=$?
 secs=$((SECONDS - start))
-ib0_give_back
+[ "${STACK:-inbox}" = ours ] || ib0_give_back
 
 # 3. the verdicts
 declare -A outcome reason
