@@ -405,7 +405,15 @@ struct ib_mr *mlx4_ib_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 v
 				  int access, struct ib_udata *udata);
 int mlx4_ib_rereg_user_mr(struct ib_mr *mr, int flags, u64 start, u64 length, u64 virt,
 			  int access, struct ib_pd *pd, struct ib_udata *udata);
-int mlx4_ib_umem_mtt(struct mlx4_ib_dev *dev, struct ib_umem *umem, struct mlx4_mtt *mtt);
+int mlx4_ib_umem_mtt_at(struct mlx4_ib_dev *dev, struct ib_umem *umem, u64 virt,
+			struct mlx4_mtt *mtt);
+
+/* [sleep] a user queue buffer's MTT (the card sees it from its first byte) */
+static inline int mlx4_ib_umem_mtt(struct mlx4_ib_dev *dev, struct ib_umem *umem,
+				   struct mlx4_mtt *mtt)
+{
+	return mlx4_ib_umem_mtt_at(dev, umem, 0, mtt);
+}
 
 /* mw.c: memory windows (ib_core allocates them: ibmw first) */
 struct mlx4_ib_mw {

@@ -69,13 +69,15 @@ out:
 }
 
 /*
- * [sleep] MTT entries for a user queue buffer (a CQE ring, a QP's or an
- * SRQ's work queues), which the card sees from its first byte on: the
- * buffer must start a block (libmlx4's are page-aligned).
+ * [sleep] MTT entries for pinned user memory the card sees at virt: a user
+ * MR's pages (re-registration), or with virt 0 a user queue buffer (a CQE
+ * ring, a QP's or an SRQ's work queues), which the card sees from its first
+ * byte on, so it must start a block (libmlx4's are page-aligned).
  */
-int mlx4_ib_umem_mtt(struct mlx4_ib_dev *dev, struct ib_umem *umem, struct mlx4_mtt *mtt)
+int mlx4_ib_umem_mtt_at(struct mlx4_ib_dev *dev, struct ib_umem *umem, u64 virt,
+			struct mlx4_mtt *mtt)
 {
-	unsigned long pgsz = mlx4_ib_umem_pgsz(dev, umem, 0);
+	unsigned long pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
 	size_t nblocks;
 	int err;
 
@@ -203,8 +205,6 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 	struct mlx4_ib_mr *mr = to_mmr(ibmr);
 	struct ib_umem *umem = mr->umem;
 	struct mlx4_mtt mtt;
-	unsigned long pgsz;
-	size_t nblocks;
 	int err;
 
 	if (!mr->umem || !flags || (flags & ~IB_MR_REREG_SUPPORTED) ||
@@ -225,17 +225,9 @@ int mlx4_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length, 
 					start, length, err);
 			return err;
 		}
-		pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
-		nblocks = pgsz ? ib_umem_num_dma_blocks(umem, pgsz) : 0;
-		err = -EINVAL;
-		if (!pgsz || nblocks > INT_MAX)
-			goto err_umem;
-		err = mlx4_mtt_init(dev->dev, nblocks, ilog2(pgsz), &mtt);
+		err = mlx4_ib_umem_mtt_at(dev, umem, virt, &mtt);
 		if (err)
 			goto err_umem;
-		err = mlx4_ib_umem_write_mtt(dev, umem, pgsz, &mtt);
-		if (err)
-			goto err_mtt;
 	} else if (ib_access_writable(access) && !umem->writable) {
 		/* the pages were pinned read-only: write rights need new ones */
 		mlx4_ib_warn_rl(dev, "rereg_user_mr: MR 0x%x: read-only pages, access 0x%x\n",
