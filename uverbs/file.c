@@ -345,7 +345,15 @@ static int uv_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct ib_uverbs_file *ufile = filp->private_data;
 	int ret;
 
-	down_read(&ufile->hw_rwsem);
+	/*
+	 * mmap() runs under the process's mmap_lock, which the file's
+	 * cleanup takes (revoking mappings) while it holds hw_rwsem for
+	 * writing: never wait for hw_rwsem here.  It is only held for
+	 * writing while the file is torn down (device removal), so a
+	 * failed trylock is that teardown: -EIO, as after it.
+	 */
+	if (!down_read_trylock(&ufile->hw_rwsem))
+		return -EIO;
 	if (!ufile->ib_dev)
 		ret = -EIO;
 	else if (!ufile->ucontext)
