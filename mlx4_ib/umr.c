@@ -4,11 +4,10 @@
  * largest page size the card and the buffer's bus addresses allow), and
  * memory regions over user memory - registration and re-registration.
  *
- * A re-registration builds the MR's new MPT (new rights, PD or range) next
- * to the old one and retires the old one only once the new one is with the
- * card, so that a failure leaves the MR as it was.  The MR's keys change
- * with it (the REREG_MR answer carries them, and libibverbs takes them
- * from there); upstream's mlx4 rewrites the MPT in place and keeps them.
+ * A re-registration rewrites the MR's MPT in place and keeps its keys, as
+ * upstream's mlx4 does: new pages are pinned and their MTT written before
+ * the card gives the MPT back, so that most failures leave the MR as it was
+ * (mlx4_ib_rereg_user_mr() says which do not).
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -36,6 +35,22 @@ static unsigned long mlx4_ib_umem_pgsz(struct mlx4_ib_dev *dev, struct ib_umem *
 	}
 	/* what the block walk counts from (ib_umem_find_best_pgsz() sets it too) */
 	umem->iova = virt;
+	return pgsz;
+}
+
+/* [any] umem's block size at virt (0: none fits) and its count of such blocks */
+static unsigned long mlx4_ib_umem_blocks(struct mlx4_ib_dev *dev, struct ib_umem *umem,
+					 u64 virt, int *nblocks)
+{
+	unsigned long pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
+	size_t n;
+
+	if (!pgsz)
+		return 0;
+	n = ib_umem_num_dma_blocks(umem, pgsz);
+	if (n > INT_MAX)
+		return 0;
+	*nblocks = n;
 	return pgsz;
 }
 
@@ -77,14 +92,10 @@ out:
 int mlx4_ib_umem_mtt_at(struct mlx4_ib_dev *dev, struct ib_umem *umem, u64 virt,
 			struct mlx4_mtt *mtt)
 {
-	unsigned long pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
-	size_t nblocks;
-	int err;
+	int nblocks, err;
+	unsigned long pgsz = mlx4_ib_umem_blocks(dev, umem, virt, &nblocks);
 
 	if (!pgsz)
-		return -EINVAL;
-	nblocks = ib_umem_num_dma_blocks(umem, pgsz);
-	if (nblocks > INT_MAX)
 		return -EINVAL;
 	err = mlx4_mtt_init(dev->dev, nblocks, ilog2(pgsz), mtt);
 	if (err)
@@ -123,14 +134,10 @@ static struct ib_umem *mlx4_ib_pin_mr(struct ib_device *ibdev, u64 start, u64 le
 static int mlx4_ib_umr_mpt(struct mlx4_ib_dev *dev, struct ib_umem *umem, u32 pdn,
 			   u64 virt, u64 length, int access, struct mlx4_mr *mmr)
 {
-	unsigned long pgsz = mlx4_ib_umem_pgsz(dev, umem, virt);
-	size_t nblocks;
-	int err;
+	int nblocks, err;
+	unsigned long pgsz = mlx4_ib_umem_blocks(dev, umem, virt, &nblocks);
 
 	if (!pgsz)
-		return -EINVAL;
-	nblocks = ib_umem_num_dma_blocks(umem, pgsz);
-	if (nblocks > INT_MAX)
 		return -EINVAL;
 	err = mlx4_mr_alloc(dev->dev, pdn, virt, length, mlx4_ib_access(access), nblocks,
 			    ilog2(pgsz), mmr);

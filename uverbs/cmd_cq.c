@@ -99,13 +99,10 @@ int uv_cmd_ex_create_cq(struct uverbs_attr_bundle *attrs)
 	int ret;
 
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
+	if (!ret)
+		ret = uv_check_ex(attrs, cmd.comp_mask, 0, cmd.reserved);
 	if (ret)
 		return ret;
-	if (cmd.comp_mask || cmd.reserved) {
-		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n",
-		       cmd.comp_mask, cmd.reserved);
-		return -EINVAL;
-	}
 	return uv_create_cq(attrs, &cmd, &resp, sizeof(resp));
 }
 

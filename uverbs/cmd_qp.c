@@ -236,13 +236,11 @@ int uv_cmd_ex_create_qp(struct uverbs_attr_bundle *attrs)
 	int ret;
 
 	ret = uv_request(attrs, &cmd, sizeof(cmd));
+	if (!ret)
+		ret = uv_check_ex(attrs, cmd.comp_mask, IB_UVERBS_CREATE_QP_SUP_COMP_MASK,
+				  cmd.reserved);
 	if (ret)
 		return ret;
-	if ((cmd.comp_mask & ~IB_UVERBS_CREATE_QP_SUP_COMP_MASK) || cmd.reserved) {
-		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n",
-		       cmd.comp_mask, cmd.reserved);
-		return -EINVAL;
-	}
 	if (cmd.comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {
 		uv_dbg(attrs->ufile, "indirection table %u: none exist\n", cmd.rwq_ind_tbl_handle);
 		return -EINVAL;

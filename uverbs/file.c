@@ -140,6 +140,16 @@ int uv_request(struct uverbs_attr_bundle *attrs, void *req, size_t len)
 	return 0;
 }
 
+/* an extended request's comp_mask bits outside known, or reserved set: -EINVAL, as 6.1 */
+int uv_check_ex(struct uverbs_attr_bundle *attrs, u32 comp_mask, u32 known, u32 reserved)
+{
+	if ((comp_mask & ~known) || reserved) {
+		uv_dbg(attrs->ufile, "comp_mask 0x%x, reserved 0x%x\n", comp_mask, reserved);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* the bytes of a len-byte response the caller has room for */
 size_t uv_response_length(struct uverbs_attr_bundle *attrs, size_t len)
 {
@@ -370,8 +380,8 @@ static int uv_mmap(struct file *filp, struct vm_area_struct *vma)
  * Destroys everything the file holds on the device, once: by close, or
  * by the device's removal (device_gone: the async file first gets
  * IB_EVENT_DEVICE_FATAL, the mappings are revoked before the objects go,
- * the driver lets go of the context).  Waits for the commands running (hw_rwsem); later ones
- * get -EIO.
+ * the driver lets go of the context).  Waits for the commands running
+ * (hw_rwsem); later ones get -EIO.
  */
 void uv_file_cleanup(struct ib_uverbs_file *ufile, bool device_gone)
 {

@@ -174,6 +174,7 @@ extern struct class uv_class;
 extern const struct file_operations uv_fops;
 void uv_file_cleanup(struct ib_uverbs_file *ufile, bool device_gone);
 int uv_request(struct uverbs_attr_bundle *attrs, void *req, size_t len);
+int uv_check_ex(struct uverbs_attr_bundle *attrs, u32 comp_mask, u32 known, u32 reserved);
 int uv_response(struct uverbs_attr_bundle *attrs, const void *resp, size_t len);
 size_t uv_response_length(struct uverbs_attr_bundle *attrs, size_t len);
 
