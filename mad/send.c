@@ -311,7 +311,9 @@ static int mad_post_one(struct mad_send_wr *sw)
 	sw->timing = false;
 	sw->responded = false;
 	sw->status = IB_WC_SUCCESS;
+	/* from here on buf.retries counts the retries made, as upstream's */
 	sw->retries_left = min(sw->buf.retries, MAD_MAX_RETRIES);
+	sw->buf.retries = 0;
 	sw->seg_xmit = 1;
 	if (sw->rmpp) {
 		ret = mad_rmpp_send_start(sw);

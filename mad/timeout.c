@@ -42,6 +42,7 @@ static void mad_expired(struct mad_send_wr *sw)
 		return;
 	}
 	sw->retries_left--;
+	sw->buf.retries++;
 	sw->responded = false;
 	ret = mad_xmit(sw);
 	if (ret)

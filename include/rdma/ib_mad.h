@@ -426,8 +426,9 @@ struct ib_mad_notice_attr {
  * RMPP message the data of segment n (1-based) is at
  * ib_get_rmpp_segment(buf, n).  Filled by ib_create_send_mad(); the caller
  * sets ah (for UD addressing: an AH on the agent's device), timeout_ms
- * (0: no response expected, the send completes when sent), retries and
- * context[].
+ * (0: no response expected, the send completes when sent), retries (the
+ * most to make; once posted it counts the retries made, so the send
+ * handler sees how many there were) and context[].
  */
 struct ib_mad_send_buf {
 	struct ib_mad_send_buf	*next;		/* for ib_post_send_mad() lists */
