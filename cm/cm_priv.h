@@ -18,10 +18,9 @@
  * tables until time wait ends, and is freed by its own work.  A
  * cm_device is reference counted too: cm_ids and sends keep their port's.
  *
- * Lock order: cm.lock (a spinlock, irqsave: the tables, the devices list)
- * may be taken inside a cm_id's lock, never the other way round...
- * except that cm_id_private.lock is innermost: no other lock is taken
- * while holding it but cm.lock.
+ * Lock order: a cm_id's lock, then cm.lock (the tables, the devices
+ * list), then cm.local_ids' xarray lock; all are spinlocks taken with
+ * interrupts off (ib_cm_notify() may be called from any context).
  */
 #ifndef IBSTACK_CM_PRIV_H
 #define IBSTACK_CM_PRIV_H

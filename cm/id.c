@@ -179,10 +179,9 @@ static struct cm_id_private *cm_listen(struct cm_id_private *cm_id_priv, __be64 
 		spin_unlock_irqrestore(&cm.lock, flags);
 		return cur;
 	}
-	spin_lock(&cm_id_priv->lock);
+	/* an idle cm_id nobody else looks at yet: no need for its lock */
 	cm_id_priv->id.service_id = service_id;
 	cm_id_priv->id.state = IB_CM_LISTEN;
-	spin_unlock(&cm_id_priv->lock);
 	cm_id_priv->listen_sharecount = 1;
 	cm_listener_insert(cm_id_priv);
 	spin_unlock_irqrestore(&cm.lock, flags);
