@@ -15,6 +15,9 @@
 #define KCM_PFX "ibstack_kcm: "
 #define KCM_BUF_SIZE	256
 #define KCM_EVENTS	32
+/* the receive PSNs each side announces */
+#define KCM_ACT_PSN	0x1234
+#define KCM_PAS_PSN	0x5678
 
 /* what a listening side does with a REQ */
 enum kcm_req_mode {
@@ -72,7 +75,7 @@ struct kcm_event *kcm_wait(struct kcm_side *s, enum ib_cm_event_type type,
 			   unsigned int *from, unsigned int timeout_ms);
 void kcm_path(struct sa_path_rec *path, u32 from, u32 to);
 int kcm_connect(struct kcm_side *s, u32 to_port, __be64 service_id, u8 retries);
-int kcm_qp_to_rts(struct kcm_side *s);
+int kcm_qp_to_rts(struct kcm_side *s, u32 rq_psn);
 int kcm_accept(struct kcm_side *s);
 int kcm_exchange(struct kcm_side *a, struct kcm_side *b);
 

@@ -213,7 +213,7 @@ int kcm_connect(struct kcm_side *s, u32 to_port, __be64 service_id, u8 retries)
 		.service_id = service_id,
 		.qp_num = s->qp->qp_num,
 		.qp_type = IB_QPT_RC,
-		.starting_psn = 0x1234,
+		.starting_psn = KCM_ACT_PSN,
 		.private_data = "kcm-req",
 		.private_data_len = 8,
 		.responder_resources = 1,
@@ -238,32 +238,38 @@ int kcm_connect(struct kcm_side *s, u32 to_port, __be64 service_id, u8 retries)
 	return ib_send_cm_req(s->cm_id, &req);
 }
 
-static int kcm_modify(struct kcm_side *s, enum ib_qp_state state)
+/*
+ * The passive side moves its QP to RTR before its REP carries its receive
+ * PSN, so it sets that PSN itself (as IPoIB does): rq_psn, if not 0.
+ */
+static int kcm_modify(struct kcm_side *s, enum ib_qp_state state, u32 rq_psn)
 {
 	struct ib_qp_attr attr = { .qp_state = state };
 	int mask, ret;
 
 	ret = ib_cm_init_qp_attr(s->cm_id, &attr, &mask);
+	if (!ret && rq_psn && state == IB_QPS_RTR)
+		attr.rq_psn = rq_psn;
 	if (!ret)
 		ret = ib_modify_qp(s->qp, &attr, mask);
 	return ret;
 }
 
 /* INIT, a receive posted, RTR, RTS */
-int kcm_qp_to_rts(struct kcm_side *s)
+int kcm_qp_to_rts(struct kcm_side *s, u32 rq_psn)
 {
 	struct ib_sge sge = { .addr = s->dma, .length = KCM_BUF_SIZE,
 			      .lkey = kcm.pd->local_dma_lkey };
 	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1, .wr_id = 1 };
 	int ret;
 
-	ret = kcm_modify(s, IB_QPS_INIT);
+	ret = kcm_modify(s, IB_QPS_INIT, 0);
 	if (!ret)
 		ret = ib_post_recv(s->qp, &wr, NULL);
 	if (!ret)
-		ret = kcm_modify(s, IB_QPS_RTR);
+		ret = kcm_modify(s, IB_QPS_RTR, rq_psn);
 	if (!ret)
-		ret = kcm_modify(s, IB_QPS_RTS);
+		ret = kcm_modify(s, IB_QPS_RTS, 0);
 	if (ret)
 		pr_info(KCM_PFX "%s: QP to RTS: %d\n", s->name, ret);
 	return ret;
@@ -274,14 +280,14 @@ int kcm_accept(struct kcm_side *s)
 {
 	struct ib_cm_rep_param rep = {
 		.qp_num = s->qp->qp_num,
-		.starting_psn = 0x5678,
+		.starting_psn = KCM_PAS_PSN,
 		.private_data = "kcm-rep",
 		.private_data_len = 8,
 		.responder_resources = 1,
 		.initiator_depth = 1,
 		.rnr_retry_count = 3,
 	};
-	int ret = kcm_qp_to_rts(s);
+	int ret = kcm_qp_to_rts(s, KCM_PAS_PSN);
 
 	if (!ret)
 		ret = ib_send_cm_rep(s->cm_id, &rep);

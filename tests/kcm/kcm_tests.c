@@ -32,7 +32,8 @@ static bool kcm_setup(const char *name, __be64 sid, enum kcm_req_mode mode)
 	}
 	if (!ret && sid)
 		ret = ib_cm_listen(pas.listen_id, sid);
-	kcm_check(!ret, name, "setup: %d", ret);
+	if (ret)
+		kcm_check(false, name, "setup: %d", ret);
 	return !ret;
 }
 
@@ -55,21 +56,18 @@ static bool kcm_establish(const char *name, __be64 sid)
 	int ret;
 
 	ret = kcm_connect(&act, 2, sid, 3);
-	kcm_check(!ret, name, "ib_send_cm_req: %d", ret);
-	if (ret)
-		return false;
-	e = kcm_wait(&pas, IB_CM_REQ_RECEIVED, &p, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-req"), name,
-		  "no REQ_RECEIVED with the REQ's private data on the passive side");
+	e = ret ? NULL : kcm_wait(&pas, IB_CM_REQ_RECEIVED, &p, KCM_WAIT_MS);
+	kcm_check(kcm_has_data(e, "kcm-req"), "cm: the listener gets the REQ and its private data",
+		  "ib_send_cm_req %d, REQ_RECEIVED %s", ret, e ? "without the data" : "missing");
 	e = kcm_wait(&act, IB_CM_REP_RECEIVED, &a, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-rep"), name,
-		  "no REP_RECEIVED with the REP's private data on the active side");
+	kcm_check(kcm_has_data(e, "kcm-rep"), "cm: the REP and its private data come back",
+		  "REP_RECEIVED %s", e ? "without the data" : "missing");
 	if (!e)
 		return false;
-	ret = kcm_qp_to_rts(&act);
+	ret = kcm_qp_to_rts(&act, 0);
 	if (!ret)
 		ret = ib_send_cm_rtu(act.cm_id, NULL, 0);
-	kcm_check(!ret, name, "RTS and RTU: %d", ret);
+	kcm_check(!ret, "cm: QP to RTS from ib_cm_init_qp_attr(), then RTU", "%d", ret);
 	e = kcm_wait(&pas, IB_CM_RTU_RECEIVED, &p, KCM_WAIT_MS);
 	kcm_check(e && pas.cm_id && pas.cm_id->state == IB_CM_ESTABLISHED &&
 		  act.cm_id->state == IB_CM_ESTABLISHED, name,
@@ -87,7 +85,7 @@ void kcm_run_conn(void)
 
 	if (!kcm_setup(name, KCM_SID(1), KCM_ACCEPT))
 		goto out;
-	if (!kcm_establish("cm-conn: REQ, REP, RTU", KCM_SID(1)))
+	if (!kcm_establish("cm-conn: REQ, REP, RTU: established on both sides", KCM_SID(1)))
 		goto out;
 	ret = kcm_exchange(&act, &pas);
 	kcm_check(!ret, "cm-conn: a SEND active to passive arrives intact", "%d", ret);
@@ -228,7 +226,7 @@ void kcm_run_mra(void)
 	kcm_check(e, "cm-mra: the late REP arrives", "accept %d", ret);
 	if (!e)
 		goto out;
-	ret = kcm_qp_to_rts(&act);
+	ret = kcm_qp_to_rts(&act, 0);
 	if (!ret)
 		ret = ib_send_cm_rtu(act.cm_id, NULL, 0);
 	e = ret ? NULL : kcm_wait(&pas, IB_CM_RTU_RECEIVED, &p, KCM_WAIT_MS);
@@ -290,7 +288,7 @@ void kcm_run_disc(void)
 
 	if (!kcm_setup("cm-disc", KCM_SID(10), KCM_ACCEPT))
 		goto out;
-	if (!kcm_establish("cm-disc: connected", KCM_SID(10)))
+	if (!kcm_establish("cm-disc: established", KCM_SID(10)))
 		goto out;
 	/* both sides at once */
 	r1 = ib_send_cm_dreq(act.cm_id, NULL, 0);
@@ -305,7 +303,7 @@ void kcm_run_disc(void)
 	kcm_side_fini(&act);
 	kcm_side_fini(&pas);
 	if (!kcm_setup("cm-disc", KCM_SID(11), KCM_ACCEPT) ||
-	    !kcm_establish("cm-disc: connected again", KCM_SID(11)))
+	    !kcm_establish("cm-disc: established again", KCM_SID(11)))
 		goto out;
 	a = 0;
 	p = 0;
