@@ -57,17 +57,17 @@ static bool kcm_establish(const char *name, __be64 sid)
 
 	ret = kcm_connect(&act, 2, sid, 3);
 	e = ret ? NULL : kcm_wait(&pas, IB_CM_REQ_RECEIVED, &p, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-req"), "cm: the listener gets the REQ and its private data",
+	kcm_check(kcm_has_data(e, "kcm-req"), "cm-establish: the listener gets the REQ and its private data",
 		  "ib_send_cm_req %d, REQ_RECEIVED %s", ret, e ? "without the data" : "missing");
 	e = kcm_wait(&act, IB_CM_REP_RECEIVED, &a, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-rep"), "cm: the REP and its private data come back",
+	kcm_check(kcm_has_data(e, "kcm-rep"), "cm-establish: the REP and its private data come back",
 		  "REP_RECEIVED %s", e ? "without the data" : "missing");
 	if (!e)
 		return false;
 	ret = kcm_qp_to_rts(&act, 0);
 	if (!ret)
 		ret = ib_send_cm_rtu(act.cm_id, NULL, 0);
-	kcm_check(!ret, "cm: QP to RTS from ib_cm_init_qp_attr(), then RTU", "%d", ret);
+	kcm_check(!ret, "cm-establish: QP to RTS from ib_cm_init_qp_attr(), then RTU", "%d", ret);
 	e = kcm_wait(&pas, IB_CM_RTU_RECEIVED, &p, KCM_WAIT_MS);
 	kcm_check(e && pas.cm_id && pas.cm_id->state == IB_CM_ESTABLISHED &&
 		  act.cm_id->state == IB_CM_ESTABLISHED, name,

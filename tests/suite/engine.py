@@ -84,7 +84,7 @@ class Item:
     last: bool = False              # leaves the boot unfit for more items
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
-    needs: tuple = ()               # "kverbs", "ksa", "umadtest", "uvtool", "upstream-ipoib": env paths
+    needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
 
@@ -282,6 +282,8 @@ class BootRun:
                 env["KVERBS_KO"] = os.path.join(bdir, "tests/kverbs/ibstack_kverbs.ko")
             elif need == "ksa":
                 env["KSA_KO"] = os.path.join(bdir, "tests/ksa/ibstack_ksa.ko")
+            elif need == "kcm":
+                env["KCM_KO"] = os.path.join(bdir, "tests/kcm/ibstack_kcm.ko")
             elif need == "umadtest":
                 env["UMADTEST"] = self.suite.umadtest
             elif need == "uvtool":

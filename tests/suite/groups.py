@@ -362,6 +362,10 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
 g.item("sa-atomic-6.1-debug", ours("6.1-debug"), "tests/ksa/guest/ksa-sa.sh",
        env={"PARTS": "atomic"}, needs=("ksa",))
 
+g = group("cm", "ib_cm through its test module: the protocol between a card's two ports, sysfs")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("cm-ours-" + k, ours(k), "tests/kcm/guest/kcm-1node.sh", needs=("kcm",), tier=tier)
+
 g = group("mixed", "ours on one node, the in-tree stack on the other, cabled; opensm on node 1")
 for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     tag = "+".join(order)
@@ -476,7 +480,7 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # stack: 6.1's boots make them, and the debug kernel is about our code.
 # DEBUG_IN_CHECK: those that make check and check-full run there too, as
 # the representative of the rest (the README says why these).
-DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad",
+DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad", "cm",
                 "umad", "sa", "mixed", "ipoib-upstream", "uverbs")
 DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
 
