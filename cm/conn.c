@@ -261,15 +261,54 @@ err_av:
 }
 EXPORT_SYMBOL(ib_send_cm_req);
 
+/* what entering a connection's remote IDs in the tables ran into */
+struct cm_conflict {
+	int		kind;		/* 0, CM_DUPLICATE or CM_STALE */
+	__be32		local_id;	/* the cm_id already there */
+	__be32		remote_id;
+};
+
+#define CM_DUPLICATE	1	/* the same remote ID and CA GUID: a message again */
+#define CM_STALE	2	/* the same remote QP and CA GUID: an old connection */
+
+/*
+ * [any] Enter tw in the remote ID and QP tables; on a conflict nothing is
+ * entered and c says which cm_id was there.  May be called with the
+ * cm_id's lock held (cm.lock comes after it).
+ */
+static void cm_remote_insert(struct cm_timewait_info *tw, struct cm_conflict *c)
+{
+	struct cm_timewait_info *found;
+	unsigned long flags;
+
+	c->kind = 0;
+	spin_lock_irqsave(&cm.lock, flags);
+	found = cm_remote_id_insert(tw);
+	if (found) {
+		c->kind = CM_DUPLICATE;
+	} else {
+		found = cm_remote_qp_insert(tw);
+		if (found) {
+			c->kind = CM_STALE;
+			cm_remote_tables_remove(tw);
+		}
+	}
+	if (found) {
+		c->local_id = found->local_id;
+		c->remote_id = found->remote_id;
+	}
+	spin_unlock_irqrestore(&cm.lock, flags);
+}
+
 /* [cm.wq] A REQ we already have a cm_id for (same remote ID and CA GUID). */
-static void cm_dup_req(struct cm_work *work, struct cm_timewait_info *dup)
+static void cm_dup_req(struct cm_work *work, struct cm_conflict *c)
 {
 	struct cm_id_private *cm_id_priv;
 	enum ib_cm_state state;
 	unsigned long flags;
 
 	cm_count(work->port, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID, 1);
-	cm_id_priv = cm_id_acquire(dup->local_id, dup->remote_id);
+	cm_id_priv = cm_id_acquire(c->local_id, c->remote_id);
 	if (!cm_id_priv)
 		return;
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
@@ -284,47 +323,19 @@ static void cm_dup_req(struct cm_work *work, struct cm_timewait_info *dup)
 }
 
 /*
- * [cm.wq] Enter tw in the remote tables.  A duplicate REQ is answered as
- * its cm_id's state says; a REQ from a QP we are connected to already is
- * stale: REJ to it and DREQ on the old connection.  Returns 0 when tw went
- * in and the REQ may go on.
+ * [cm.wq] A REQ or REP from a QP we are connected to already: the old
+ * connection is stale.  REJ to the message, DREQ on the old connection.
  */
-static int cm_match_remote(struct cm_work *work, struct cm_timewait_info *tw,
-			   enum cm_msg_response what)
+static void cm_stale(struct cm_work *work, struct cm_conflict *c, enum cm_msg_response what)
 {
-	struct cm_timewait_info *dup, *stale;
-	struct cm_id_private *old = NULL;
-	unsigned long flags;
+	struct cm_id_private *old;
 
-	spin_lock_irqsave(&cm.lock, flags);
-	dup = cm_remote_id_insert(tw);
-	if (dup) {
-		struct cm_timewait_info copy = *dup;
-
-		spin_unlock_irqrestore(&cm.lock, flags);
-		if (what == CM_MSG_RESPONSE_REQ)
-			cm_dup_req(work, &copy);
-		else
-			cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID, 1);
-		return -EEXIST;
+	cm_issue_rej(work->port, work->mad_recv_wc, IB_CM_REJ_STALE_CONN, what, NULL, 0);
+	old = cm_id_acquire(c->local_id, c->remote_id);
+	if (old) {
+		ib_send_cm_dreq(&old->id, NULL, 0);
+		cm_id_put(old);
 	}
-	stale = cm_remote_qp_insert(tw);
-	if (stale) {
-		__be32 local_id = stale->local_id, remote_id = stale->remote_id;
-
-		cm_remote_tables_remove(tw);
-		spin_unlock_irqrestore(&cm.lock, flags);
-		cm_issue_rej(work->port, work->mad_recv_wc, IB_CM_REJ_STALE_CONN, what,
-			     NULL, 0);
-		old = cm_id_acquire(local_id, remote_id);
-		if (old) {
-			ib_send_cm_dreq(&old->id, NULL, 0);
-			cm_id_put(old);
-		}
-		return -EEXIST;
-	}
-	spin_unlock_irqrestore(&cm.lock, flags);
-	return 0;
 }
 
 static void cm_format_req_event(struct cm_work *work, struct cm_id_private *cm_id_priv,
@@ -372,6 +383,7 @@ void cm_req_handler(struct cm_work *work)
 	struct cm_id_private *cm_id_priv, *listener;
 	struct ib_cm_event event = {};
 	struct cm_timewait_info *tw;
+	struct cm_conflict conflict;
 	struct ib_cm_id *cm_id;
 	union ib_gid gid;
 	int ret;
@@ -408,8 +420,15 @@ void cm_req_handler(struct cm_work *work)
 	/* not yet seen by any lookup: no lock needed for the state */
 	cm_id->state = IB_CM_REQ_RCVD;
 
-	if (cm_match_remote(work, tw, CM_MSG_RESPONSE_REQ))
+	cm_remote_insert(tw, &conflict);
+	if (conflict.kind == CM_DUPLICATE) {
+		cm_dup_req(work, &conflict);
 		goto idle;
+	}
+	if (conflict.kind == CM_STALE) {
+		cm_stale(work, &conflict, CM_MSG_RESPONSE_REQ);
+		goto idle;
+	}
 	listener = cm_listener_find(cm_id->device, cm_id->service_id);
 	if (!listener) {
 		cm_issue_rej(work->port, rwc, IB_CM_REJ_INVALID_SERVICE_ID,
@@ -572,6 +591,7 @@ void cm_rep_handler(struct cm_work *work)
 	struct ib_cm_rep_event_param *p = &event.param.rep_rcvd;
 	struct cm_id_private *cm_id_priv;
 	struct cm_timewait_info *tw;
+	struct cm_conflict conflict;
 	unsigned long flags;
 
 	cm_id_priv = cm_id_acquire(cpu_to_be32(cm_get(d, CM_REP_REMOTE_COMM_ID)), 0);
@@ -579,27 +599,25 @@ void cm_rep_handler(struct cm_work *work)
 		cm_dup_rep(work);
 		return;
 	}
+	/* all under the lock: a destroy meanwhile would free tw */
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id_priv->id.state != IB_CM_REQ_SENT &&
-	    cm_id_priv->id.state != IB_CM_MRA_REQ_RCVD) {
+	tw = cm_id_priv->timewait_info;
+	if ((cm_id_priv->id.state != IB_CM_REQ_SENT &&
+	     cm_id_priv->id.state != IB_CM_MRA_REQ_RCVD) || !tw) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID, 1);
 		goto out;
 	}
-	tw = cm_id_priv->timewait_info;
 	tw->remote_id = cpu_to_be32(cm_get(d, CM_REP_LOCAL_COMM_ID));
 	tw->remote_ca_guid = cm_get64(d, CM_REP_LOCAL_CA_GUID_BYTE);
 	tw->remote_qpn = cm_rep_get_qpn(d, cm_id_priv->qp_type);
-	spin_unlock_irqrestore(&cm_id_priv->lock, flags);
-
-	if (cm_match_remote(work, tw, CM_MSG_RESPONSE_REP))
-		goto out;
-
-	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id_priv->id.state != IB_CM_REQ_SENT &&
-	    cm_id_priv->id.state != IB_CM_MRA_REQ_RCVD) {
-		/* destroyed or rejected meanwhile */
+	cm_remote_insert(tw, &conflict);
+	if (conflict.kind) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
+		if (conflict.kind == CM_DUPLICATE)
+			cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID, 1);
+		else
+			cm_stale(work, &conflict, CM_MSG_RESPONSE_REP);
 		goto out;
 	}
 	cm_id_priv->id.state = IB_CM_REP_RCVD;
@@ -618,9 +636,10 @@ void cm_rep_handler(struct cm_work *work)
 		ib_cancel_mad(cm_id_priv->msg);
 	spin_unlock_irqrestore(&cm_id_priv->lock, flags);
 
-	p->remote_ca_guid = tw->remote_ca_guid;
+	/* from the message: tw belongs to the cm_id, which may go meanwhile */
+	p->remote_ca_guid = cm_get64(d, CM_REP_LOCAL_CA_GUID_BYTE);
 	p->remote_qkey = cm_get(d, CM_REP_LOCAL_QKEY);
-	p->remote_qpn = be32_to_cpu(tw->remote_qpn);
+	p->remote_qpn = be32_to_cpu(cm_rep_get_qpn(d, cm_id_priv->qp_type));
 	p->starting_psn = cm_get(d, CM_REP_STARTING_PSN);
 	p->responder_resources = cm_get(d, CM_REP_RESPONDER_RESOURCES);
 	p->initiator_depth = cm_get(d, CM_REP_INITIATOR_DEPTH);
