@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Our user ABI headers against rdma-core's copies of upstream's
 # (docs/uverbs.md section 2): for every struct in our
-# include/uapi/rdma/ib_user_verbs.h and include/uapi/rdma/mlx4-abi.h (each
+# include/uapi/rdma/ib_user_verbs.h, mlx4-abi.h and rdma_user_cm.h (each
 # if present), its sizeof and every member's offsetof, compiled once
 # against ours and once against /usr/include/rdma, must be the same.  One
 # PASS or FAIL line per struct (a FAIL names what differs), and a FAIL for
@@ -79,7 +79,7 @@ gen() {
 	echo "}"
 }
 
-for hdr in ib_user_verbs.h mlx4-abi.h; do
+for hdr in ib_user_verbs.h mlx4-abi.h rdma_user_cm.h; do
 	ours=$ours_inc/rdma/$hdr
 	[ -f "$ours" ] || continue
 	if [ ! -f "$sys/rdma/$hdr" ]; then
