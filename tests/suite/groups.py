@@ -400,8 +400,8 @@ def upstream_ipoib_expect(k):
                  for c in ("build", "modpost", "depends", "imports", "ulp-check", "self-check"))
 
 
-g = group("ipoib-upstream", "Linux 6.1's own IPoIB (connected mode compiled out) built against our "
-          "development tree and run on our stack: ib0, ping, TCP, a new SM, rmmod")
+g = group("ipoib-upstream", "Linux 6.1's own IPoIB (connected mode over our ib_cm) built against "
+          "our development tree and run on our stack: ib0, ping, TCP in both modes, a new SM, rmmod")
 for k, tier in (("6.1", "both"), ("6.12", "full"), ("6.1-debug", "debug")):
     g.step("upstream-ipoib-" + k, upstream_ipoib(k), tier=tier, expect=upstream_ipoib_expect(k))
 # on two nodes of ours; then, in the mixed fabric's boots, against the

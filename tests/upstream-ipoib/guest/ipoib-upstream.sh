@@ -2,18 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # Linux 6.1's own IPoIB on our stack (docs/kernel-api.md 6.3): the module
 # tests/upstream-ipoib/build.sh built from linux-source-6.1 against our
-# development tree (connected mode compiled out), on two nodes under opensm.
+# development tree (connected mode included: it runs over our ib_cm), on
+# two nodes under opensm.
 # A node of our stack loads it by path (UPSTREAM_IPOIB_KO: "modprobe
 # ib_ipoib" would find the kernel's, which cannot load on our ib_core); a
 # node of the in-tree stack has the kernel's own, loaded at boot.
 #   1. the module is that file and sits on our modules: tainted O (out of
-#      tree), a holder of our ib_sa and ib_core, no warning while loading;
-#   2. ib0: its hardware address holds port 1's GID and a QP number, no
-#      connected-mode flag; no sysfs mode file and "mode connected" refused
-#      with EINVAL (CM compiled out), ip -d says datagram;
-#   3. tests/testbed/guest/ipoib.sh in datagram mode (carrier, ping, a TCP
-#      transfer checked end to end, counters, ib0 left as found; its own
-#      plan), the other node our stack or the in-tree one;
+#      tree), a holder of our ib_cm, ib_sa and ib_core, no warning while
+#      loading;
+#   2. ib0: its hardware address holds port 1's GID, a QP number and the
+#      connected-mode flag (IPoIB listens through our ib_cm); sysfs mode
+#      and ip -d say datagram;
+#   3. tests/testbed/guest/ipoib.sh in both modes (carrier, ping, a TCP
+#      transfer checked end to end in datagram mode and in connected mode,
+#      over RC connections made through ib_cm on both nodes, counters, ib0
+#      left as found; its own plan), the other node our stack or the
+#      in-tree one (whose own CM then answers ours on the wire);
 #   4. opensm on node 1 restarted (a new SM forgets every multicast group
 #      and asks the ports to register again): IPoIB must join the broadcast
 #      group again (through our ib_sa's -ENETRESET on a node of ours), seen
@@ -32,7 +36,7 @@ if [ "${NODES:-1}" != 2 ]; then
 fi
 mine=0
 [ "${STACK:-inbox}" = ours ] && mine=1
-# load (ours 6, in-tree 2), ib0 (ours 6, in-tree 3), the datagram checks
+# load (ours 6, in-tree 2), ib0 (ours 6, in-tree 3), the traffic checks
 # (1), the rejoin (node 1: 5, node 2: 2), the end (ours 2, in-tree 1)
 n=1
 [ "$mine" = 1 ] && n=$((n + 14)) || n=$((n + 6))
@@ -44,7 +48,7 @@ if [ "$mine" = 1 ]; then
 	ko=${UPSTREAM_IPOIB_KO:-}
 	expect "$t: the upstream module was built for $KVER (${ko:-UPSTREAM_IPOIB_KO unset})" \
 		[ -f "$ko" ]
-	expect "$t: modprobe ib_sa (ours)" modprobe ib_sa
+	expect "$t: modprobe ib_cm and ib_sa (ours)" modprobe -a ib_cm ib_sa
 	if [ -f "$ko" ] && insmod "$ko"; then
 		pass "$t: insmod $ko"
 	else
@@ -52,8 +56,9 @@ if [ "$mine" = 1 ]; then
 	fi
 	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
 	expect "$t: ib_ipoib is built out of tree (taint '$taint' has O)" contains "$taint" O
-	expect "$t: ib_ipoib holds our ib_sa and ib_core" \
-		[ -e /sys/module/ib_sa/holders/ib_ipoib -a -e /sys/module/ib_core/holders/ib_ipoib ]
+	expect "$t: ib_ipoib holds our ib_cm, ib_sa and ib_core" \
+		[ -e /sys/module/ib_cm/holders/ib_ipoib -a -e /sys/module/ib_sa/holders/ib_ipoib \
+		  -a -e /sys/module/ib_core/holders/ib_ipoib ]
 	# a real card's IPoIB logs nothing at warning level or above here
 	bad=$(dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
 		sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -Ei 'ipoib|ib0' || true)
@@ -79,30 +84,27 @@ else
 	fail "$t: ib0's address holds port 1's GID and a QP number" "address '$addr', GID '$gid'"
 fi
 if [ "$mine" = 1 ]; then
-	expect "$t: no connected-mode flag in ib0's address (${hw:0:2})" [ "${hw:0:2}" = 00 ]
-	expect "$t: no $ib0_sys/mode (connected mode compiled out)" [ ! -e "$ib0_sys/mode" ]
-	err=$(ip link set ib0 type ipoib mode connected 2>&1)
-	rc=$?
-	if [ "$rc" != 0 ] && contains "$err" 'Invalid argument'; then
-		pass "$t: 'ip link set ib0 type ipoib mode connected' refused with EINVAL"
-	else
-		fail "$t: 'ip link set ib0 type ipoib mode connected' refused with EINVAL" "exit $rc: $err"
-	fi
+	expect "$t: the connected-mode flag in ib0's address (${hw:0:2}): IPoIB's CM listens" \
+		[ "${hw:0:2}" = 80 ]
+	mode=$(cat "$ib0_sys/mode" 2>/dev/null)
+	expect "$t: $ib0_sys/mode says datagram ('$mode')" [ "$mode" = datagram ]
+	cap=$(cat "$ibdev/ports/1/cap_mask" 2>/dev/null)
+	expect "$t: port 1's capability mask has CM_SUP ($cap)" [ $((${cap:-0} & 0x10000)) != 0 ]
 fi
 det=$(ip -d link show dev ib0 2>&1)
 expect "$t: ip -d link shows ib0 as ipoib, mode datagram" contains "$det" 'ipoib .*mode datagram'
 
-# --- 3. traffic: the test bed's IPoIB checks, datagram mode only ---------------
+# --- 3. traffic: the test bed's IPoIB checks, datagram and connected mode --------
 ib0_take
-out=$(IPOIB_MODES=datagram MIB=${MIB:-16} TESTNAME="$t-traffic" bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
+out=$(MIB=${MIB:-16} TESTNAME="$t-traffic" bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 # $t in a regular expression, quoted: a mixed fabric's name has a '+'
 t_re=$(printf '%s' "$t" | sed 's/[][\\.*^$+?(){}|]/\\&/g')
 if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic: all [0-9]+ planned checks reported"; then
-	pass "$t: the datagram-mode checks ran to their end"
+	pass "$t: the datagram- and connected-mode checks ran to their end"
 else
-	fail "$t: the datagram-mode checks ran to their end" "exit $rc"
+	fail "$t: the datagram- and connected-mode checks ran to their end" "exit $rc"
 fi
 
 # --- 4. a new SM: IPoIB joins the broadcast group again ---------------------------
@@ -159,8 +161,9 @@ ib0_give_back
 if [ "$mine" = 1 ]; then
 	ip link set ib0 down
 	expect "$t: rmmod ib_ipoib" rmmod ib_ipoib
-	expect "$t: ib_sa and ib_core no longer held by ib_ipoib" \
-		[ ! -e /sys/module/ib_sa/holders/ib_ipoib -a ! -e /sys/module/ib_core/holders/ib_ipoib ]
+	expect "$t: ib_cm, ib_sa and ib_core no longer held by ib_ipoib" \
+		[ ! -e /sys/module/ib_cm/holders/ib_ipoib -a ! -e /sys/module/ib_sa/holders/ib_ipoib \
+		  -a ! -e /sys/module/ib_core/holders/ib_ipoib ]
 else
 	expect "$t: ib0 left as found" ib0_as_found
 fi
