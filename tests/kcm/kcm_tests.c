@@ -57,10 +57,12 @@ static bool kcm_establish(const char *name, __be64 sid)
 
 	ret = kcm_connect(&act, 2, sid, 3);
 	e = ret ? NULL : kcm_wait(&pas, IB_CM_REQ_RECEIVED, &p, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-req"), "cm-establish: the listener gets the REQ and its private data",
+	kcm_check(kcm_has_data(e, "kcm-req"),
+		  "cm-establish: the listener gets the REQ and its private data",
 		  "ib_send_cm_req %d, REQ_RECEIVED %s", ret, e ? "without the data" : "missing");
 	e = kcm_wait(&act, IB_CM_REP_RECEIVED, &a, KCM_WAIT_MS);
-	kcm_check(kcm_has_data(e, "kcm-rep"), "cm-establish: the REP and its private data come back",
+	kcm_check(kcm_has_data(e, "kcm-rep"),
+		  "cm-establish: the REP and its private data come back",
 		  "REP_RECEIVED %s", e ? "without the data" : "missing");
 	if (!e)
 		return false;
