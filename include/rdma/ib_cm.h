@@ -17,6 +17,7 @@
 #ifndef IBSTACK_RDMA_IB_CM_H
 #define IBSTACK_RDMA_IB_CM_H
 
+#include <ibstack/no_kernel_ib.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_sa.h>
 #include <rdma/rdma_user_cm.h>

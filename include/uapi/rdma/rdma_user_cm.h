@@ -4,9 +4,12 @@
  * the enhanced connection establishment (ECE) words a REQ and a REP carry.
  * Laid out as Linux 6.1's rdma_ucm user ABI header lays them out.
  */
-#ifndef IBSTACK_UAPI_RDMA_USER_CM_H
-#define IBSTACK_UAPI_RDMA_USER_CM_H
+#ifndef IBSTACK_UAPI_RDMA_RDMA_USER_CM_H
+#define IBSTACK_UAPI_RDMA_RDMA_USER_CM_H
 
+#ifdef __KERNEL__
+#include <ibstack/no_kernel_ib.h>
+#endif
 #include <linux/types.h>
 
 struct rdma_ucm_ece {
