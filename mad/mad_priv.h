@@ -163,6 +163,7 @@ struct mad_send_wr {
 	enum ib_wc_status	status;
 	unsigned long		deadline;
 	int			retries_left;
+	int			max_retries;	/* buf.retries when posted */
 	struct mad_event	ev;
 	/* RMPP sender state (rmpp_send.c), agent lock */
 	int			seg_last_sent;

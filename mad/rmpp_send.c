@@ -150,7 +150,7 @@ static void mad_rmpp_ack(struct mad_send_wr *sw, u32 seg, u32 newwin)
 	}
 	if (seg > sw->seg_last_ack) {
 		sw->seg_last_ack = seg;
-		sw->retries_left = min(sw->buf.retries, MAD_MAX_RETRIES);
+		sw->retries_left = sw->max_retries;
 	}
 	sw->seg_window = max_t(u32, sw->seg_window, min_t(u32, newwin, INT_MAX));
 	if (sw->seg_last_ack == sw->buf.seg_count) {

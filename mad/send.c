@@ -312,7 +312,8 @@ static int mad_post_one(struct mad_send_wr *sw)
 	sw->responded = false;
 	sw->status = IB_WC_SUCCESS;
 	/* from here on buf.retries counts the retries made, as upstream's */
-	sw->retries_left = min(sw->buf.retries, MAD_MAX_RETRIES);
+	sw->max_retries = min(sw->buf.retries, MAD_MAX_RETRIES);
+	sw->retries_left = sw->max_retries;
 	sw->buf.retries = 0;
 	sw->seg_xmit = 1;
 	if (sw->rmpp) {
