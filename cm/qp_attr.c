@@ -9,12 +9,17 @@
  */
 #include "cm_priv.h"
 
-static int cm_qp_init_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *attr,
-			   int *mask)
+/*
+ * A connection under way or established: from the REQ received on (and
+ * for INIT, from the REQ sent on: the active side's QP goes to INIT before
+ * any answer).
+ */
+static bool cm_qp_state_ok(enum ib_cm_state state, bool init)
 {
-	switch (cm_id_priv->id.state) {
+	switch (state) {
 	case IB_CM_REQ_SENT:
 	case IB_CM_MRA_REQ_RCVD:
+		return init;
 	case IB_CM_REQ_RCVD:
 	case IB_CM_MRA_REQ_SENT:
 	case IB_CM_REP_RCVD:
@@ -22,10 +27,17 @@ static int cm_qp_init_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *
 	case IB_CM_REP_SENT:
 	case IB_CM_MRA_REP_RCVD:
 	case IB_CM_ESTABLISHED:
-		break;
+		return true;
 	default:
-		return -EINVAL;
+		return false;
 	}
+}
+
+static int cm_qp_init_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *attr,
+			   int *mask)
+{
+	if (!cm_qp_state_ok(cm_id_priv->id.state, true))
+		return -EINVAL;
 	*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX | IB_QP_PORT;
 	attr->qp_access_flags = IB_ACCESS_REMOTE_WRITE;
 	if (cm_id_priv->responder_resources)
@@ -52,18 +64,8 @@ static void cm_qp_alt_path(struct cm_id_private *cm_id_priv, struct ib_qp_attr *
 static int cm_qp_rtr_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *attr,
 			  int *mask)
 {
-	switch (cm_id_priv->id.state) {
-	case IB_CM_REQ_RCVD:
-	case IB_CM_MRA_REQ_SENT:
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
-	case IB_CM_REP_SENT:
-	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_ESTABLISHED:
-		break;
-	default:
+	if (!cm_qp_state_ok(cm_id_priv->id.state, false))
 		return -EINVAL;
-	}
 	*mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN;
 	attr->ah_attr = cm_id_priv->av.ah_attr;
 	attr->path_mtu = cm_id_priv->path_mtu;
@@ -84,18 +86,8 @@ static int cm_qp_rtr_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *a
 static int cm_qp_rts_attr(struct cm_id_private *cm_id_priv, struct ib_qp_attr *attr,
 			  int *mask)
 {
-	switch (cm_id_priv->id.state) {
-	case IB_CM_REQ_RCVD:
-	case IB_CM_MRA_REQ_SENT:
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
-	case IB_CM_REP_SENT:
-	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_ESTABLISHED:
-		break;
-	default:
+	if (!cm_qp_state_ok(cm_id_priv->id.state, false))
 		return -EINVAL;
-	}
 	if (cm_id_priv->id.lap_state != IB_CM_LAP_UNINIT) {
 		/* after a LAP: only the alternate path changes */
 		*mask = IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE;
