@@ -222,6 +222,8 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 		goto err_msg;
 	}
 	cm_id->service_id = param->service_id;
+	/* a cm_id used again after time wait: the last peer's ID would hide the REP */
+	cm_id->remote_id = 0;
 	cm_id_priv->tid = tid;
 	cm_id_priv->timeout_ms = msg->timeout_ms;
 	cm_id_priv->max_cm_retries = param->max_cm_retries;

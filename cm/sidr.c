@@ -57,6 +57,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id, struct ib_cm_sidr_req_param *par
 		goto err;
 	}
 	cm_id->service_id = param->service_id;
+	cm_id->remote_id = 0;	/* as for a REQ: the SIDR REP is looked up without one */
 	cm_id_priv->tid = tid;
 	cm_id_priv->timeout_ms = param->timeout_ms;
 	cm_id_priv->max_cm_retries = param->max_cm_retries;

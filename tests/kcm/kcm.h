@@ -39,6 +39,7 @@ struct kcm_side {
 	u32			port_num;
 	struct ib_cm_id		*listen_id;
 	struct ib_cm_id		*cm_id;		/* the connection's */
+	struct ib_cm_id		*old_ids[4];	/* earlier ones a listener got */
 	struct ib_cq		*cq;
 	struct ib_qp		*qp;
 	void			*buf;
@@ -78,6 +79,13 @@ int kcm_connect(struct kcm_side *s, u32 to_port, __be64 service_id, u8 retries);
 int kcm_qp_to_rts(struct kcm_side *s, u32 rq_psn);
 int kcm_accept(struct kcm_side *s);
 int kcm_exchange(struct kcm_side *a, struct kcm_side *b);
+
+/* kcm_remote.c: two nodes */
+extern unsigned int kcm_peer_lid;
+extern unsigned long long kcm_peer_guid;
+void kcm_run_serve(void);
+void kcm_run_remote(void);
+void kcm_run_unserve(void);
 
 /* kcm_tests.c */
 void kcm_run_conn(void);

@@ -9,7 +9,10 @@
  * CMD is conn (REQ, REP, RTU, data both ways, DREQ, DREP, time wait), rej
  * (REJs for no listener and from a listener, the listen rules), timeout
  * (a REQ nobody answers; a REQ's sender that gives up), mra, sidr, disc
- * (disconnects from the passive side, crossing, by destruction) or all.
+ * (disconnects from the passive side, crossing, by destruction) or all;
+ * on two nodes (port 1 to port 1) serve and unserve on node 1 around
+ * remote on node 2, with peer_lid and peer_guid set to node 1's port 1
+ * (kcm_remote.c).
  * The write returns when the checks are done; each prints
  * "ibstack_kcm: PASS name" or "ibstack_kcm: FAIL name: why", then
  * "ibstack_kcm: cmd CMD done: N passed, M failed".
@@ -25,6 +28,11 @@ MODULE_DESCRIPTION("ib_cm test client (ibstack)");
 MODULE_LICENSE("GPL");
 
 struct kcm_ctx kcm;
+
+module_param_named(peer_lid, kcm_peer_lid, uint, 0644);
+MODULE_PARM_DESC(peer_lid, "remote: the LID of the other node's port 1");
+module_param_named(peer_guid, kcm_peer_guid, ullong, 0644);
+MODULE_PARM_DESC(peer_guid, "remote: the port GUID of the other node's port 1");
 
 /* protects kcm (the device, set by add and remove) and runs one cmd at a time */
 static DEFINE_MUTEX(kcm_lock);
@@ -52,7 +60,8 @@ void kcm_check(bool ok, const char *name, const char *fmt, ...)
 	va_end(args);
 }
 
-static int kcm_refresh_ports(void)
+/* the ports' attributes and GIDs; port 1 (and with both, port 2) ACTIVE */
+static int kcm_refresh_ports(bool both)
 {
 	int i, ret;
 
@@ -62,7 +71,7 @@ static int kcm_refresh_ports(void)
 			ret = rdma_query_gid(kcm.device, i + 1, 0, &kcm.gid[i]);
 		if (ret)
 			return ret;
-		if (kcm.attr[i].state != IB_PORT_ACTIVE)
+		if (kcm.attr[i].state != IB_PORT_ACTIVE && (i == 0 || both))
 			return -ENETDOWN;
 	}
 	return 0;
@@ -78,11 +87,18 @@ static const struct {
 	{ "mra", kcm_run_mra },
 	{ "sidr", kcm_run_sidr },
 	{ "disc", kcm_run_disc },
+	/* two nodes, not part of "all" */
+	{ "serve", kcm_run_serve },
+	{ "remote", kcm_run_remote },
+	{ "unserve", kcm_run_unserve },
 };
+
+/* the two-node commands, run only by name */
+#define KCM_ALL	6
 
 static int kcm_cmd_set(const char *val, const struct kernel_param *kp)
 {
-	bool all, found = false;
+	bool all, two_nodes, found = false;
 	char cmd[16];
 	unsigned int i;
 	int ret;
@@ -98,14 +114,15 @@ static int kcm_cmd_set(const char *val, const struct kernel_param *kp)
 	}
 	kcm.passed = 0;
 	kcm.failed = 0;
-	ret = kcm_refresh_ports();
+	two_nodes = !strcmp(cmd, "serve") || !strcmp(cmd, "remote") || !strcmp(cmd, "unserve");
+	ret = kcm_refresh_ports(!two_nodes);
 	if (ret) {
 		mutex_unlock(&kcm_lock);
-		pr_info(KCM_PFX "FAIL %s: ports not both ACTIVE (%d)\n", cmd, ret);
+		pr_info(KCM_PFX "FAIL %s: the ports it needs are not ACTIVE (%d)\n", cmd, ret);
 		return ret;
 	}
 	for (i = 0; i < ARRAY_SIZE(kcm_cmds); i++) {
-		if (all || !strcmp(cmd, kcm_cmds[i].name)) {
+		if ((all && i < KCM_ALL) || !strcmp(cmd, kcm_cmds[i].name)) {
 			kcm_cmds[i].run();
 			found = true;
 		}
@@ -121,7 +138,7 @@ static const struct kernel_param_ops kcm_cmd_ops = {
 	.set = kcm_cmd_set,
 };
 module_param_cb(cmd, &kcm_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "checks to run: conn, rej, timeout, mra, sidr, disc, all");
+MODULE_PARM_DESC(cmd, "checks to run: conn, rej, timeout, mra, sidr, disc, all (one node); serve, remote, unserve (two nodes)");
 
 static int kcm_add(struct ib_device *device)
 {

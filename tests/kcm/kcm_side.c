@@ -62,6 +62,11 @@ err_cq:
 
 void kcm_side_fini(struct kcm_side *s)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(s->old_ids); i++)
+		if (s->old_ids[i])
+			ib_destroy_cm_id(s->old_ids[i]);
 	if (s->cm_id)
 		ib_destroy_cm_id(s->cm_id);
 	if (s->listen_id)
@@ -113,6 +118,21 @@ static void kcm_log(struct kcm_side *s, const struct ib_cm_event *event)
 	wake_up(&s->wait);
 }
 
+/* a listener's new cm_id becomes the side's; the one before is kept for fini */
+static void kcm_take_id(struct kcm_side *s, struct ib_cm_id *cm_id)
+{
+	unsigned int i;
+
+	if (s->cm_id && s->cm_id != cm_id) {
+		for (i = 0; i < ARRAY_SIZE(s->old_ids); i++)
+			if (!s->old_ids[i]) {
+				s->old_ids[i] = s->cm_id;
+				break;
+			}
+	}
+	s->cm_id = cm_id;
+}
+
 /* [cm.wq] every side's handler; a REQ's new cm_id gets the listener's side */
 int kcm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 {
@@ -122,7 +142,7 @@ int kcm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 
 	switch (event->event) {
 	case IB_CM_REQ_RECEIVED:
-		s->cm_id = cm_id;
+		kcm_take_id(s, cm_id);
 		switch (s->mode) {
 		case KCM_ACCEPT:
 			kcm_accept(s);
@@ -139,7 +159,7 @@ int kcm_handler(struct ib_cm_id *cm_id, const struct ib_cm_event *event)
 		}
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
-		s->cm_id = cm_id;
+		kcm_take_id(s, cm_id);
 		sidr.qp_num = s->qp->qp_num;
 		sidr.qkey = 0x11111111;
 		ib_send_cm_sidr_rep(cm_id, &sidr);

@@ -362,9 +362,12 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
 g.item("sa-atomic-6.1-debug", ours("6.1-debug"), "tests/ksa/guest/ksa-sa.sh",
        env={"PARTS": "atomic"}, needs=("ksa",))
 
-g = group("cm", "ib_cm through its test module: the protocol between a card's two ports, sysfs")
+g = group("cm", "ib_cm through its test module: the protocol between a card's two ports and "
+          "between two nodes, sysfs")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("cm-ours-" + k, ours(k), "tests/kcm/guest/kcm-1node.sh", needs=("kcm",), tier=tier)
+    g.item("cm-2node-ours-" + k, ours(k, nodes=2), "tests/kcm/guest/kcm-2node.sh", needs=("kcm",),
+           tier=tier)
 
 g = group("mixed", "ours on one node, the in-tree stack on the other, cabled; opensm on node 1")
 for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
