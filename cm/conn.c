@@ -161,7 +161,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	}
 
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id->state != IB_CM_IDLE || cm_id_priv->msg) {
+	if (cm_id->state != IB_CM_IDLE) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
 		ret = -EINVAL;
 		goto err_tw;
@@ -217,7 +217,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	msg->retries = param->max_cm_retries;
 
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id->state != IB_CM_IDLE || cm_id_priv->msg) {
+	if (cm_id->state != IB_CM_IDLE) {
 		ret = -EINVAL;
 		goto err_msg;
 	}
@@ -500,8 +500,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 		return PTR_ERR(msg);
 
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if ((cm_id->state != IB_CM_REQ_RCVD && cm_id->state != IB_CM_MRA_REQ_SENT) ||
-	    cm_id_priv->msg) {
+	if (cm_id->state != IB_CM_REQ_RCVD && cm_id->state != IB_CM_MRA_REQ_SENT) {
 		ret = -EINVAL;
 		goto err;
 	}

@@ -12,7 +12,9 @@
  * A message a cm_id waits an answer to (REQ, REP, DREQ, SIDR REQ, LAP) is
  * its msg; the MAD layer resends it after each timeout and completes it
  * with IB_WC_RESP_TIMEOUT_ERR once the retries are used up, unless ib_cm
- * cancels it first (the answer came: IB_WC_WR_FLUSH_ERR).  Each send
+ * cancels it first (the answer came: IB_WC_WR_FLUSH_ERR).  A cancelled
+ * send may still be completing when the cm_id (idle again) posts its next
+ * one: the completion clears msg only while msg is still that send.  Each send
  * holds a reference on its cm_id (context[0]) and on the cm_device.
  */
 #include <linux/slab.h>

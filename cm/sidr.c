@@ -26,7 +26,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id, struct ib_cm_sidr_req_param *par
 		return ret;
 
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id->state != IB_CM_IDLE || cm_id_priv->msg) {
+	if (cm_id->state != IB_CM_IDLE) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
 		cm_device_put(av.port->cm_dev);
 		return -EINVAL;
@@ -52,7 +52,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id, struct ib_cm_sidr_req_param *par
 	msg->retries = param->max_cm_retries;
 
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
-	if (cm_id->state != IB_CM_IDLE || cm_id_priv->msg) {
+	if (cm_id->state != IB_CM_IDLE) {
 		ret = -EINVAL;
 		goto err;
 	}
