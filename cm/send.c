@@ -231,6 +231,17 @@ int cm_init_av_for_response(struct cm_port *port, struct ib_wc *wc,
 
 /* --- answers without a cm_id ------------------------------------------------ */
 
+/* [sleep] An attr_id message answering a received one: its TID echoed. */
+static struct ib_mad_send_buf *cm_answer(struct cm_port *port,
+					 struct ib_mad_recv_wc *mad_recv_wc, __be16 attr_id)
+{
+	struct ib_mad_send_buf *msg = cm_alloc_response(port, mad_recv_wc);
+
+	if (!IS_ERR(msg))
+		cm_format_hdr(msg, attr_id, mad_recv_wc->recv_buf.mad->mad_hdr.tid);
+	return msg;
+}
+
 /*
  * [sleep] A REJ to a message no cm_id takes: the IDs swapped from the
  * message (for a REQ there is no local ID yet), its TID echoed.
@@ -243,10 +254,9 @@ void cm_issue_rej(struct cm_port *port, struct ib_mad_recv_wc *mad_recv_wc,
 	struct ib_mad_send_buf *msg;
 	u8 *d;
 
-	msg = cm_alloc_response(port, mad_recv_wc);
+	msg = cm_answer(port, mad_recv_wc, CM_REJ_ATTR_ID);
 	if (IS_ERR(msg))
 		return;
-	cm_format_hdr(msg, CM_REJ_ATTR_ID, mad_recv_wc->recv_buf.mad->mad_hdr.tid);
 	d = cm_data(msg);
 	/* every CM message but SIDR starts with the two comm IDs */
 	cm_set(d, CM_REJ_REMOTE_COMM_ID, cm_get(rcv, CMF(0, 0, 32)));
@@ -269,10 +279,9 @@ void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *mad_recv_wc)
 	struct ib_mad_send_buf *msg;
 	u8 *d;
 
-	msg = cm_alloc_response(port, mad_recv_wc);
+	msg = cm_answer(port, mad_recv_wc, CM_DREP_ATTR_ID);
 	if (IS_ERR(msg))
 		return;
-	cm_format_hdr(msg, CM_DREP_ATTR_ID, mad_recv_wc->recv_buf.mad->mad_hdr.tid);
 	d = cm_data(msg);
 	cm_set(d, CM_DREP_LOCAL_COMM_ID, cm_get(rcv, CM_DREQ_REMOTE_COMM_ID));
 	cm_set(d, CM_DREP_REMOTE_COMM_ID, cm_get(rcv, CM_DREQ_LOCAL_COMM_ID));

@@ -11,6 +11,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$here/../../stack/guest/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=kcm-lib.sh
+. "$here/kcm-lib.sh"
 t=${TESTNAME:-cm}
 KVER=${KVER:-$(uname -r)}
 param=/sys/module/ibstack_kcm/parameters/cmd
@@ -20,18 +22,6 @@ files="apr drep dreq lap mra rej rep req rtu sidr_rep sidr_req"
 # the module's own PASS and FAIL lines come on top), counters (3), unload
 # (3), cap bit cleared (2), directories gone (1)
 plan 16
-
-kcm_ko() {
-	local f b
-	b=$(make -s -C "$stack_top" print-builddir KVER="$KVER" 2>/dev/null) || b=
-	for f in ${KCM_KO:-} ${b:+"$b/tests/kcm/ibstack_kcm.ko"}; do
-		[ -f "$f" ] || continue
-		[ "$(modinfo -F vermagic "$f" 2>/dev/null | cut -d' ' -f1)" = "$KVER" ] || continue
-		echo "$f"
-		return 0
-	done
-	return 1
-}
 
 # cap_cm PORT: the port's capability mask has IsCommunicationManagementSupported
 cap_cm() {

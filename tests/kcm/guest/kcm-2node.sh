@@ -13,6 +13,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$here/../../stack/guest/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=kcm-lib.sh
+. "$here/kcm-lib.sh"
 t=${TESTNAME:-cm-2node}
 KVER=${KVER:-$(uname -r)}
 param=/sys/module/ibstack_kcm/parameters
@@ -25,18 +27,6 @@ fi
 # serve and unserve, node 2: remote), unload (2); the module's own PASS and
 # FAIL lines come on top
 if [ "$NODE" = 1 ]; then plan 8; else plan 7; fi
-
-kcm_ko() {
-	local f b
-	b=$(make -s -C "$stack_top" print-builddir KVER="$KVER" 2>/dev/null) || b=
-	for f in ${KCM_KO:-} ${b:+"$b/tests/kcm/ibstack_kcm.ko"}; do
-		[ -f "$f" ] || continue
-		[ "$(modinfo -F vermagic "$f" 2>/dev/null | cut -d' ' -f1)" = "$KVER" ] || continue
-		echo "$f"
-		return 0
-	done
-	return 1
-}
 
 # run CMD NCHECKS: the module's checks for CMD as PASS/FAIL lines, and one
 # check that it ran NCHECKS and its count agrees
