@@ -352,6 +352,38 @@ static inline void ibstack_netdev_set_lltx(struct net_device *dev)
 #endif
 }
 
+/*
+ * The parameters of ethtool_ops' get_coalesce() and set_coalesce(): since
+ * 5.15 a struct kernel_ethtool_coalesce * and a struct netlink_ext_ack *
+ * follow the device and the struct ethtool_coalesce *.  Declare them as
+ *	static int foo_get_coalesce(IBSTACK_ETHTOOL_COALESCE_PARAMS);
+ * and use only the two parameters every kernel has, named dev and ec.
+ */
+#ifdef IBSTACK_HAVE_ETHTOOL_COALESCE_KERNEL
+#define IBSTACK_ETHTOOL_COALESCE_PARAMS					\
+	struct net_device *dev, struct ethtool_coalesce *ec,		\
+	struct kernel_ethtool_coalesce *ibstack_kernel_ec,		\
+	struct netlink_ext_ack *ibstack_extack
+#else
+#define IBSTACK_ETHTOOL_COALESCE_PARAMS					\
+	struct net_device *dev, struct ethtool_coalesce *ec
+#endif
+
+/*
+ * Writes len bytes of the hardware address at offset: dev_addr_mod() since
+ * 5.17 (dev->dev_addr is const since), a plain copy before.
+ */
+static inline void ibstack_dev_addr_mod(struct net_device *dev,
+					unsigned int offset, const void *addr,
+					size_t len)
+{
+#ifdef IBSTACK_HAVE_DEV_ADDR_MOD
+	dev_addr_mod(dev, offset, addr, len);
+#else
+	memcpy(dev->dev_addr + offset, addr, len);
+#endif
+}
+
 /* --- workqueues ------------------------------------------------------------ */
 
 /*

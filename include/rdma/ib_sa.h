@@ -476,8 +476,8 @@ struct ib_sa_multicast {
 /*
  * [any, gfp permitting] Joins the group rec->mgid with rec->join_state,
  * any non-zero mask of the four JoinState bits (IPoIB: 1 for a full
- * member, 3 for a send-only join).  rec->port_gid must be a GID of the
- * port.  Returns the membership (the callback follows, even if the group
+ * member, 8 for a send-only full member).  rec->port_gid must be a GID
+ * of the port.  Returns the membership (the callback follows, even if the group
  * is already joined) or an ERR_PTR: -EINVAL for a bad port or join_state,
  * -EAGAIN or -ENODEV as above, -ENOMEM.
  */

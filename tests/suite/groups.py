@@ -417,6 +417,17 @@ for order in (("inbox", "ours"), ("ours", "inbox")):
            "tests/upstream-ipoib/guest/ipoib-upstream.sh", needs=("upstream-ipoib",), tier="full",
            timeout=900)
 
+IP = "tests/ipoib/guest"
+g = group("ipoib", "our ib_ipoib (ipoib/): ib0's identity, MTU rules, ethtool, debugfs, ping, "
+          "ping6, TCP in datagram mode; two nodes of ours and a mixed fabric")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("ipoib-dgram-ours-" + k, ours(k, nodes=2), IP + "/ipoib-dgram.sh", tier=tier,
+           timeout=900)
+# the same expectations hold for the in-tree IPoIB on the other node
+for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
+    g.item("ipoib-dgram-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
+           IP + "/ipoib-dgram.sh", tier=tier, timeout=900)
+
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "
           "stack's, the pingpongs, perftest, BlueFlame, the test tool (root, unprivileged, memlock), "
@@ -484,7 +495,7 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # DEBUG_IN_CHECK: those that make check and check-full run there too, as
 # the representative of the rest (the README says why these).
 DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "kverbs", "kmad", "cm",
-                "umad", "sa", "mixed", "ipoib-upstream", "uverbs")
+                "umad", "sa", "mixed", "ipoib-upstream", "ipoib", "uverbs")
 DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
 
 

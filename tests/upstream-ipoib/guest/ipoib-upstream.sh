@@ -7,7 +7,8 @@
 # A node of our stack loads it by path (UPSTREAM_IPOIB_KO: "modprobe
 # ib_ipoib" would find the kernel's, which cannot load on our ib_core); a
 # node of the in-tree stack has the kernel's own, loaded at boot.
-#   1. the module is that file and sits on our modules: tainted O (out of
+#   1. our own ib_ipoib (loaded at boot) unloaded first; the module is
+#      that file and sits on our modules: tainted O (out of
 #      tree), a holder of our ib_cm, ib_sa and ib_core, no warning while
 #      loading;
 #   2. ib0: its hardware address holds port 1's GID, a QP number and the
@@ -39,7 +40,7 @@ mine=0
 # load (ours 6, in-tree 2), ib0 (ours 6, in-tree 3), the traffic checks
 # (1), the rejoin (node 1: 5, node 2: 2), the end (ours 2, in-tree 1)
 n=1
-[ "$mine" = 1 ] && n=$((n + 14)) || n=$((n + 6))
+[ "$mine" = 1 ] && n=$((n + 15)) || n=$((n + 6))
 [ "$NODE" = 1 ] && n=$((n + 5)) || n=$((n + 2))
 plan "$n"
 
@@ -49,6 +50,12 @@ if [ "$mine" = 1 ]; then
 	expect "$t: the upstream module was built for $KVER (${ko:-UPSTREAM_IPOIB_KO unset})" \
 		[ -f "$ko" ]
 	expect "$t: modprobe ib_cm and ib_sa (ours)" modprobe -a ib_cm ib_sa
+	# our own ib_ipoib, loaded at boot, makes room for upstream's
+	if [ -e /sys/module/ib_ipoib ]; then
+		expect "$t: rmmod our ib_ipoib" rmmod ib_ipoib
+	else
+		pass "$t: our ib_ipoib not loaded"
+	fi
 	if [ -f "$ko" ] && insmod "$ko"; then
 		pass "$t: insmod $ko"
 	else
