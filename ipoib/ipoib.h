@@ -86,6 +86,17 @@ struct ipoib_pseudo_header {
 
 /* wr_id: the ring index, and these */
 #define IPOIB_OP_RECV		BIT(31)
+#define IPOIB_OP_CM		BIT(30)
+
+/* connected mode (RFC 4755 as Linux does it) */
+#define IPOIB_CM_IETF_ID	0x1000000000000000ULL	/* | the UD QPN */
+#define IPOIB_CM_BUF_SIZE	(IPOIB_CM_MTU + IPOIB_ENCAP_LEN)	/* 65524 */
+#define IPOIB_CM_HEAD_SIZE	(IPOIB_CM_BUF_SIZE % PAGE_SIZE)
+#define IPOIB_CM_RX_SG		DIV_ROUND_UP(IPOIB_CM_BUF_SIZE, PAGE_SIZE)
+/* room for the pseudo header; the IP header 16-byte aligned */
+#define IPOIB_CM_RX_RESERVE	(ALIGN(IPOIB_HARD_LEN, 16) - IPOIB_ENCAP_LEN)
+#define IPOIB_CM_COPYBREAK	256	/* smaller frames are copied */
+#define IPOIB_CM_DRAIN_WRID	0xffffffff	/* RECV and CM bits set */
 
 /* priv->flags */
 enum {
@@ -96,6 +107,7 @@ enum {
 	IPOIB_FLAG_UMCAST,	/* sysfs umcast */
 	IPOIB_FLAG_PKEY_FOUND,	/* the P_Key is in the port's table */
 	IPOIB_FLAG_QP_READY,	/* the QP is in RTS with receives posted */
+	IPOIB_FLAG_ADMIN_CM,	/* sysfs mode: connected */
 };
 
 /* mcast->flags */
@@ -143,6 +155,7 @@ struct ipoib_neigh {
 	struct hlist_node	hash;		/* in priv->neigh_hash */
 	struct list_head	list;		/* on path->neigh_list */
 	unsigned long		alive;		/* jiffies of the last use */
+	struct ipoib_cm_tx	*cm;		/* connected mode's connection */
 };
 
 /* A multicast group: the broadcast group, a full join or a send-only one. */
@@ -171,6 +184,65 @@ struct ipoib_tx_buf {
 	struct sk_buff		*skb;
 	u64			mapping[MAX_SKB_FRAGS + 1];
 	unsigned int		nmap;		/* mapping[0] is the head if > 0 */
+};
+
+/* a connected-mode receive buffer: the skb's head, then pages */
+struct ipoib_cm_rx_buf {
+	struct sk_buff		*skb;
+	u64			mapping[IPOIB_CM_RX_SG];
+};
+
+/*
+ * An RC connection this interface made to a neighbour (the active side).
+ * On exactly one of priv->cm.tx_start (to be connected), tx_live,
+ * tx_reap (to be destroyed), under priv->lock.
+ */
+struct ipoib_cm_tx {
+	struct net_device	*dev;
+	struct ib_cm_id		*id;
+	struct ib_qp		*qp;
+	struct ipoib_neigh	*neigh;		/* NULL once given up */
+	struct list_head	list;
+	struct ipoib_tx_buf	*ring;		/* ipoib_sendq_size entries */
+	unsigned int		tx_head;	/* xmit context */
+	unsigned int		tx_tail;	/* send NAPI */
+	unsigned int		mtu;		/* the peer's, header included */
+	unsigned int		max_send_sge;
+	bool			up;		/* RTS: sends go on the QP */
+};
+
+/*
+ * An RC connection a peer made to this interface (the passive side),
+ * its QP on the SRQ.  On exactly one of priv->cm.rx_live, rx_flush
+ * (QP in ERR, waiting for its last WQE), rx_drain (the drain WR posted),
+ * rx_reap, under priv->lock.
+ */
+struct ipoib_cm_rx {
+	struct net_device	*dev;
+	struct ib_cm_id		*id;
+	struct ib_qp		*qp;
+	struct list_head	list;
+	unsigned long		last_rx;	/* jiffies, refreshed lazily */
+};
+
+struct ipoib_cm {
+	struct ib_srq		*srq;		/* NULL: no connected mode */
+	struct ipoib_cm_rx_buf	*srq_ring;	/* ipoib_recvq_size entries */
+	unsigned int		num_frags;	/* SGEs per receive buffer */
+	unsigned int		max_mtu;
+	struct ib_cm_id		*listen_id;	/* while the interface is up */
+	struct list_head	rx_live;
+	struct list_head	rx_flush;
+	struct list_head	rx_drain;
+	struct list_head	rx_reap;
+	struct list_head	tx_start;
+	struct list_head	tx_live;
+	struct list_head	tx_reap;
+	struct work_struct	tx_start_task;	/* on priv->wq */
+	struct work_struct	tx_reap_task;
+	struct work_struct	rx_reap_task;
+	struct work_struct	icmp_task;
+	struct sk_buff_head	too_long;	/* frames to answer with ICMP */
 };
 
 enum ipoib_flush_level {
@@ -205,6 +277,9 @@ struct ipoib_dev {
 	struct ipoib_tx_buf	*tx_ring;	/* sendq_size entries */
 	unsigned int		tx_head;	/* posted sends (tx lock) */
 	unsigned int		tx_tail;	/* completed sends (send NAPI) */
+	/* every send, UD and RC: the send CQ's and the queue's bound */
+	unsigned int		global_tx_head;
+	unsigned int		global_tx_tail;
 	unsigned int		rx_buf_size;	/* GRH and the largest IB MTU */
 
 	spinlock_t		lock;		/* see the top of this file */
@@ -229,6 +304,7 @@ struct ipoib_dev {
 	struct work_struct	flush_normal;
 	struct work_struct	flush_heavy;
 	struct ib_event_handler	event_handler;
+	struct ipoib_cm		cm;
 
 	u16			rx_coal_frames;	/* ethtool -C */
 	u16			rx_coal_usecs;
@@ -249,17 +325,19 @@ extern int ipoib_mcast_debug_level;
 extern struct ib_sa_client ipoib_sa_client;
 extern struct workqueue_struct *ipoib_flush_wq;
 
+/* as upstream's: "ib0: ..." (the interface's name first), rate limited */
 #define ipoib_warn(priv, fmt, ...) \
-	netdev_warn((priv)->dev, fmt, ##__VA_ARGS__)
-#define ipoib_warn_rl(priv, fmt, ...) \
-	net_warn_ratelimited("%s: " fmt, (priv)->dev->name, ##__VA_ARGS__)
+	pr_warn_ratelimited("%s: " fmt, (priv)->dev->name, ##__VA_ARGS__)
+#define ipoib_warn_rl ipoib_warn
 #define ipoib_dbg(priv, fmt, ...) do {					\
 	if (ipoib_debug_level > 0)					\
-		netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);		\
+		netdev_printk(KERN_DEBUG, (priv)->dev, fmt,		\
+			      ##__VA_ARGS__);				\
 } while (0)
 #define ipoib_dbg_mcast(priv, fmt, ...) do {				\
 	if (ipoib_mcast_debug_level > 0)				\
-		netdev_dbg((priv)->dev, fmt, ##__VA_ARGS__);		\
+		netdev_printk(KERN_DEBUG, (priv)->dev, fmt,		\
+			      ##__VA_ARGS__);				\
 } while (0)
 
 /* netdev.c */
@@ -284,6 +362,39 @@ int ipoib_send_poll(struct napi_struct *napi, int budget);
 void ipoib_recv_comp(struct ib_cq *cq, void *ctx);
 void ipoib_send_comp(struct ib_cq *cq, void *ctx);
 void ipoib_drop_tx(struct ipoib_dev *priv, struct sk_buff *skb);
+int ipoib_tx_map(struct ipoib_dev *priv, struct ipoib_tx_buf *tx,
+		 struct ib_sge *sge);
+void ipoib_tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_buf *tx);
+bool ipoib_tx_room(struct ipoib_dev *priv);
+void ipoib_tx_posted(struct ipoib_dev *priv);
+void ipoib_tx_done(struct ipoib_dev *priv);
+
+/* cm.c: connected mode */
+int ipoib_cm_dev_init(struct ipoib_dev *priv);
+void ipoib_cm_dev_cleanup(struct ipoib_dev *priv);
+int ipoib_cm_open(struct ipoib_dev *priv);
+void ipoib_cm_stop(struct ipoib_dev *priv);
+void ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+		   struct sk_buff *skb, const u8 *daddr);
+void ipoib_cm_neigh_gone(struct ipoib_dev *priv, struct ipoib_neigh *neigh);
+void ipoib_cm_rx_wc(struct ipoib_dev *priv, struct ib_wc *wc, bool flush);
+void ipoib_cm_tx_wc(struct ipoib_dev *priv, struct ib_wc *wc);
+void ipoib_cm_skb_too_long(struct ipoib_dev *priv, struct sk_buff *skb,
+			   unsigned int mtu);
+int ipoib_set_mode(struct net_device *dev, bool connected);
+
+/* the interface is in connected mode */
+static inline bool ipoib_cm_admin(const struct ipoib_dev *priv)
+{
+	return test_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+}
+
+/* unicast to daddr goes over RC: connected mode, a peer that takes it */
+static inline bool ipoib_cm_enabled(const struct ipoib_dev *priv,
+				    const u8 *daddr)
+{
+	return ipoib_cm_admin(priv) && (daddr[0] & IPOIB_ADDR_RC);
+}
 
 /* ah.c */
 struct ipoib_ah *ipoib_ah_create(struct ipoib_dev *priv,

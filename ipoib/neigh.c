@@ -102,6 +102,7 @@ void ipoib_neigh_free(struct ipoib_dev *priv, struct ipoib_neigh *neigh)
 
 	hlist_del(&neigh->hash);
 	list_del(&neigh->list);
+	ipoib_cm_neigh_gone(priv, neigh);
 	if (neigh->ah)
 		ipoib_ah_put(neigh->ah);
 	ipoib_neigh_purge(priv, neigh);

@@ -111,6 +111,12 @@ static int ipoib_open(struct net_device *dev)
 		clear_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags);
 		return ret;
 	}
+	ret = ipoib_cm_open(priv);
+	if (ret) {
+		ipoib_ib_stop(priv);
+		clear_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags);
+		return ret;
+	}
 	ipoib_dev_up(priv);
 	netif_start_queue(dev);
 	return 0;
@@ -123,6 +129,7 @@ static int ipoib_stop(struct net_device *dev)
 	clear_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags);
 	netif_stop_queue(dev);
 	ipoib_dev_down(priv);
+	ipoib_cm_stop(priv);
 	ipoib_ib_stop(priv);
 	return 0;
 }
@@ -130,6 +137,16 @@ static int ipoib_stop(struct net_device *dev)
 static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
+
+	if (ipoib_cm_admin(priv)) {
+		if (new_mtu > priv->cm.max_mtu)
+			return -EINVAL;
+		if (new_mtu > priv->mcast_mtu)
+			ipoib_warn(priv, "mtu > %u will cause multicast packet drops.\n",
+				   priv->mcast_mtu);
+		dev->mtu = new_mtu;
+		return 0;
+	}
 
 	if (new_mtu < IPOIB_MIN_MTU + IPOIB_ENCAP_LEN ||
 	    new_mtu > priv->max_ib_mtu - IPOIB_ENCAP_LEN)
@@ -140,6 +157,15 @@ static int ipoib_change_mtu(struct net_device *dev, int new_mtu)
 			  new_mtu, priv->mcast_mtu, priv->mcast_mtu);
 	dev->mtu = min(priv->mcast_mtu, priv->admin_mtu);
 	return 0;
+}
+
+/* connected mode: no checksum or segmentation offload on RC */
+static netdev_features_t ipoib_fix_features(struct net_device *dev,
+					    netdev_features_t features)
+{
+	if (ipoib_cm_admin(ipoib_priv(dev)))
+		features &= ~(NETIF_F_IP_CSUM | NETIF_F_TSO);
+	return features;
 }
 
 static void ipoib_set_rx_mode(struct net_device *dev)
@@ -176,6 +202,7 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_stop		= ipoib_stop,
 	.ndo_start_xmit		= ipoib_start_xmit,
 	.ndo_change_mtu		= ipoib_change_mtu,
+	.ndo_fix_features	= ipoib_fix_features,
 	.ndo_set_rx_mode	= ipoib_set_rx_mode,
 	.ndo_tx_timeout		= ipoib_tx_timeout,
 };
@@ -234,6 +261,9 @@ int ipoib_dev_init_transport(struct net_device *dev)
 	ret = ipoib_qp_create(priv);
 	if (ret)
 		goto err_hash;
+	ret = ipoib_cm_dev_init(priv);
+	if (ret)
+		goto err_qp;
 	qpn[0] = priv->qp->qp_num >> 16;
 	qpn[1] = priv->qp->qp_num >> 8;
 	qpn[2] = priv->qp->qp_num;
@@ -247,6 +277,8 @@ int ipoib_dev_init_transport(struct net_device *dev)
 	set_bit(IPOIB_FLAG_INITIALIZED, &priv->flags);
 	return 0;
 
+err_qp:
+	ipoib_qp_destroy(priv);
 err_hash:
 	ipoib_neigh_hash_free(priv);
 err_wq:
@@ -270,6 +302,7 @@ void ipoib_dev_cleanup_transport(struct net_device *dev)
 	netif_napi_del(&priv->send_napi);
 	ipoib_neigh_hash_free(priv);
 	ipoib_ah_reap(priv, true);
+	ipoib_cm_dev_cleanup(priv);
 	ipoib_qp_destroy(priv);
 	destroy_workqueue(priv->wq);
 }

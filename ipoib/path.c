@@ -266,6 +266,27 @@ static void ipoib_path_queue_skb(struct ipoib_dev *priv,
 	__skb_queue_tail(queue, skb);
 }
 
+/*
+ * A neighbour on a resolved path: over its RC connection in connected
+ * mode to a peer that takes one, else UD through the path's AH, where a
+ * frame over the broadcast group's MTU gets an ICMP back (connected mode
+ * to a datagram-only peer).  priv->lock held.
+ */
+static void ipoib_neigh_send(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
+			     struct sk_buff *skb, const u8 *daddr)
+{
+	if (ipoib_cm_enabled(priv, daddr)) {
+		ipoib_cm_xmit(priv, neigh, skb, daddr);
+		return;
+	}
+	if (unlikely(!skb_is_gso(skb) &&
+		     skb->len > priv->mcast_mtu + IPOIB_ENCAP_LEN)) {
+		ipoib_cm_skb_too_long(priv, skb, priv->mcast_mtu);
+		return;
+	}
+	ipoib_send(priv, skb, neigh->ah, ipoib_addr_qpn(daddr));
+}
+
 /* IP (and TIPC): through the neighbour of daddr.  priv->lock held. */
 static void ipoib_neigh_xmit(struct ipoib_dev *priv, struct sk_buff *skb,
 			     const u8 *daddr)
@@ -275,7 +296,7 @@ static void ipoib_neigh_xmit(struct ipoib_dev *priv, struct sk_buff *skb,
 
 	neigh = ipoib_neigh_find(priv, daddr);
 	if (likely(neigh && neigh->ah && neigh->path && neigh->path->valid)) {
-		ipoib_send(priv, skb, neigh->ah, ipoib_addr_qpn(daddr));
+		ipoib_neigh_send(priv, neigh, skb, daddr);
 		return;
 	}
 
@@ -307,7 +328,7 @@ static void ipoib_neigh_xmit(struct ipoib_dev *priv, struct sk_buff *skb,
 			ipoib_ah_get(path->ah);
 			neigh->ah = path->ah;
 		}
-		ipoib_send(priv, skb, neigh->ah, ipoib_addr_qpn(daddr));
+		ipoib_neigh_send(priv, neigh, skb, daddr);
 		return;
 	}
 

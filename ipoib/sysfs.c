@@ -18,15 +18,16 @@
 static ssize_t mode_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
-	/* connected mode does not exist yet: every interface is datagram */
-	return sysfs_emit(buf, "datagram\n");
+	struct ipoib_dev *priv = ipoib_priv(to_net_dev(d));
+
+	return sysfs_emit(buf, ipoib_cm_admin(priv) ? "connected\n" :
+			  "datagram\n");
 }
 
 /*
  * The written string must match with its newline, as upstream compares it.
- * Writing the current mode succeeds and does nothing.  "connected\n" needs
- * IPOIB_ADDR_RC in our hardware address, which we do not set until there
- * is a connected mode, so it fails like any other string.
+ * Writing the current mode succeeds and does nothing; "connected\n" needs
+ * IPOIB_ADDR_RC in the hardware address (ipoib_set_mode).
  */
 static ssize_t mode_store(struct device *d, struct device_attribute *attr,
 			  const char *buf, size_t count)
@@ -40,7 +41,9 @@ static ssize_t mode_store(struct device *d, struct device_attribute *attr,
 	if (dev->reg_state != NETREG_REGISTERED)
 		ret = -EPERM;
 	else if (!strcmp(buf, "datagram\n"))
-		ret = 0;
+		ret = ipoib_set_mode(dev, false);
+	else if (!strcmp(buf, "connected\n"))
+		ret = ipoib_set_mode(dev, true);
 	else
 		ret = -EINVAL;
 

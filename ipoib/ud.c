@@ -54,7 +54,10 @@ int ipoib_qp_create(struct ipoib_dev *priv)
 		goto err_tx_ring;
 	}
 
+	/* UD receives, and with an SRQ its receives and the drain WRs */
 	cq_attr.cqe = ipoib_recvq_size + 1;
+	if (ca->attrs.max_srq)
+		cq_attr.cqe += ipoib_recvq_size + 1 + ipoib_sendq_size;
 	cq_attr.comp_vector = ipoib_pick_vector(ca);
 	priv->recv_cq = ib_create_cq(ca, ipoib_recv_comp, NULL, priv, &cq_attr);
 	if (IS_ERR(priv->recv_cq)) {
@@ -280,8 +283,12 @@ int ipoib_recv_poll(struct napi_struct *napi, int budget)
 	while (done < budget) {
 		n = ib_poll_cq(priv->recv_cq, min(IPOIB_NUM_WC, budget - done),
 			       wcs);
-		for (i = 0; i < n; i++)
-			ipoib_rx_one(priv, &wcs[i], false);
+		for (i = 0; i < n; i++) {
+			if (wcs[i].wr_id & IPOIB_OP_CM)
+				ipoib_cm_rx_wc(priv, &wcs[i], false);
+			else
+				ipoib_rx_one(priv, &wcs[i], false);
+		}
 		done += max(n, 0);
 		if (n < IPOIB_NUM_WC)
 			break;
@@ -295,7 +302,7 @@ int ipoib_recv_poll(struct napi_struct *napi, int budget)
 
 /* --- send ---------------------------------------------------------------- */
 
-static void ipoib_tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_buf *tx)
+void ipoib_tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_buf *tx)
 {
 	struct sk_buff *skb = tx->skb;
 	unsigned int m = 0, f;
@@ -312,8 +319,8 @@ static void ipoib_tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_buf *tx)
 }
 
 /* maps the skb's head and fragments into sges; 0 or -EIO */
-static int ipoib_tx_map(struct ipoib_dev *priv, struct ipoib_tx_buf *tx,
-			struct ib_sge *sge)
+int ipoib_tx_map(struct ipoib_dev *priv, struct ipoib_tx_buf *tx,
+		 struct ib_sge *sge)
 {
 	struct sk_buff *skb = tx->skb;
 	unsigned int f, n = 0;
@@ -356,9 +363,45 @@ void ipoib_drop_tx(struct ipoib_dev *priv, struct sk_buff *skb)
 	dev_kfree_skb_any(skb);
 }
 
+/* sends posted and not completed, UD and RC alike */
 static unsigned int ipoib_tx_outstanding(struct ipoib_dev *priv)
 {
-	return priv->tx_head - READ_ONCE(priv->tx_tail);
+	/* pairs with ipoib_tx_done()'s release: the slots it freed are free */
+	return priv->global_tx_head - smp_load_acquire(&priv->global_tx_tail);
+}
+
+/* [xmit] room for one more send on the send CQ */
+bool ipoib_tx_room(struct ipoib_dev *priv)
+{
+	if (likely(ipoib_tx_outstanding(priv) < ipoib_sendq_size))
+		return true;
+	netif_stop_queue(priv->dev);
+	return false;
+}
+
+/* [xmit] a send was posted: the queue stops when the send CQ is full */
+void ipoib_tx_posted(struct ipoib_dev *priv)
+{
+	priv->global_tx_head++;
+	netif_trans_update(priv->dev);
+	if (ipoib_tx_outstanding(priv) >= ipoib_sendq_size) {
+		netif_stop_queue(priv->dev);
+		/* a completion in between would not see the stopped queue */
+		smp_mb();
+		if (ipoib_tx_outstanding(priv) < ipoib_sendq_size)
+			netif_wake_queue(priv->dev);
+	}
+}
+
+/* [send NAPI] a send completed: the queue wakes at half */
+void ipoib_tx_done(struct ipoib_dev *priv)
+{
+	/* the completed send's slot is free before the count says so */
+	smp_store_release(&priv->global_tx_tail, priv->global_tx_tail + 1);
+	if (unlikely(netif_queue_stopped(priv->dev)) &&
+	    ipoib_tx_outstanding(priv) <= ipoib_sendq_size / 2 &&
+	    test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags))
+		netif_wake_queue(priv->dev);
 }
 
 /*
@@ -404,8 +447,7 @@ int ipoib_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		ipoib_drop_tx(priv, skb);
 		return -ENOMEM;
 	}
-	if (unlikely(ipoib_tx_outstanding(priv) >= ipoib_sendq_size)) {
-		netif_stop_queue(dev);
+	if (unlikely(!ipoib_tx_room(priv))) {
 		ipoib_drop_tx(priv, skb);
 		return -ENOBUFS;
 	}
@@ -442,15 +484,7 @@ int ipoib_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		return ret;
 	}
 	ah->last_send = ++priv->tx_head;
-	netif_trans_update(dev);
-
-	if (ipoib_tx_outstanding(priv) >= ipoib_sendq_size) {
-		netif_stop_queue(dev);
-		/* a completion in between would not see the stopped queue */
-		smp_mb();
-		if (ipoib_tx_outstanding(priv) < ipoib_sendq_size)
-			netif_wake_queue(dev);
-	}
+	ipoib_tx_posted(priv);
 	return 0;
 }
 
@@ -480,11 +514,7 @@ static void ipoib_tx_one(struct ipoib_dev *priv, struct ib_wc *wc)
 	tx->skb = NULL;
 	/* the ring slot is free once tx_tail moved past it */
 	smp_store_release(&priv->tx_tail, priv->tx_tail + 1);
-
-	if (unlikely(netif_queue_stopped(dev)) &&
-	    ipoib_tx_outstanding(priv) <= ipoib_sendq_size / 2 &&
-	    test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags))
-		netif_wake_queue(dev);
+	ipoib_tx_done(priv);
 }
 
 void ipoib_send_comp(struct ib_cq *cq, void *ctx)
@@ -503,8 +533,12 @@ int ipoib_send_poll(struct napi_struct *napi, int budget)
 	while (done < budget) {
 		n = ib_poll_cq(priv->send_cq, min_t(int, ARRAY_SIZE(wcs),
 						    budget - done), wcs);
-		for (i = 0; i < n; i++)
-			ipoib_tx_one(priv, &wcs[i]);
+		for (i = 0; i < n; i++) {
+			if (wcs[i].wr_id & IPOIB_OP_CM)
+				ipoib_cm_tx_wc(priv, &wcs[i]);
+			else
+				ipoib_tx_one(priv, &wcs[i]);
+		}
 		done += max(n, 0);
 		if (n < (int)ARRAY_SIZE(wcs))
 			break;
@@ -618,11 +652,19 @@ static void ipoib_drain_cqs(struct ipoib_dev *priv)
 
 	local_bh_disable();
 	while ((n = ib_poll_cq(priv->recv_cq, IPOIB_NUM_WC, wcs)) > 0)
-		for (i = 0; i < n; i++)
-			ipoib_rx_one(priv, &wcs[i], true);
+		for (i = 0; i < n; i++) {
+			if (wcs[i].wr_id & IPOIB_OP_CM)
+				ipoib_cm_rx_wc(priv, &wcs[i], true);
+			else
+				ipoib_rx_one(priv, &wcs[i], true);
+		}
 	while ((n = ib_poll_cq(priv->send_cq, IPOIB_NUM_WC, wcs)) > 0)
-		for (i = 0; i < n; i++)
-			ipoib_tx_one(priv, &wcs[i]);
+		for (i = 0; i < n; i++) {
+			if (wcs[i].wr_id & IPOIB_OP_CM)
+				ipoib_cm_tx_wc(priv, &wcs[i]);
+			else
+				ipoib_tx_one(priv, &wcs[i]);
+		}
 	local_bh_enable();
 }
 
@@ -672,6 +714,7 @@ void ipoib_ib_stop(struct ipoib_dev *priv)
 			tx->skb = NULL;
 		}
 		priv->tx_tail++;
+		priv->global_tx_tail++;
 	}
 	ipoib_ah_reap(priv, true);
 }
