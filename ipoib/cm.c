@@ -435,14 +435,16 @@ void ipoib_cm_rx_wc(struct ipoib_dev *priv, struct ib_wc *wc, bool flush)
 	unsigned int i = wc->wr_id & ~(IPOIB_OP_CM | IPOIB_OP_RECV);
 	struct ipoib_cm_rx_buf *buf;
 	struct ipoib_cm_rx *rx;
+	unsigned long flags;
 	unsigned int used;
 	struct sk_buff *skb, *small;
 
 	if (wc->wr_id == IPOIB_CM_DRAIN_WRID) {
 		rx = wc->qp->qp_context;
-		spin_lock(&priv->lock);
+		/* the QP event handler takes it in hard interrupt context */
+		spin_lock_irqsave(&priv->lock, flags);
 		list_move_tail(&rx->list, &priv->cm.rx_reap);
-		spin_unlock(&priv->lock);
+		spin_unlock_irqrestore(&priv->lock, flags);
 		queue_work(priv->wq, &priv->cm.rx_reap_task);
 		return;
 	}
@@ -624,6 +626,7 @@ void ipoib_cm_tx_wc(struct ipoib_dev *priv, struct ib_wc *wc)
 	unsigned int idx = wc->wr_id & ~IPOIB_OP_CM;
 	struct net_device *dev = priv->dev;
 	struct ipoib_tx_buf *buf;
+	unsigned long flags;
 
 	if (unlikely(idx >= ipoib_sendq_size || !tx->ring[idx].skb)) {
 		ipoib_warn_rl(priv, "connected-mode send completion for slot %u\n",
@@ -651,7 +654,7 @@ void ipoib_cm_tx_wc(struct ipoib_dev *priv, struct ib_wc *wc)
 			ipoib_warn_rl(priv, "connected-mode send failed: %s (vendor error %#x)\n",
 				      ib_wc_status_msg(wc->status), wc->vendor_err);
 		dev->stats.tx_errors++;
-		spin_lock(&priv->lock);
+		spin_lock_irqsave(&priv->lock, flags);
 		if (tx->neigh) {
 			struct ipoib_neigh *neigh = tx->neigh;
 
@@ -659,7 +662,7 @@ void ipoib_cm_tx_wc(struct ipoib_dev *priv, struct ib_wc *wc)
 			/* the next frame asks for a path and a connection */
 			ipoib_neigh_free(priv, neigh);
 		}
-		spin_unlock(&priv->lock);
+		spin_unlock_irqrestore(&priv->lock, flags);
 	}
 }
 

@@ -412,6 +412,9 @@ for k, tier in (("6.1", "both"), ("6.12", "full"), ("6.1-debug", "debug")):
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("ipoib-upstream-" + k, ours(k, nodes=2), "tests/upstream-ipoib/guest/ipoib-upstream.sh",
            needs=("upstream-ipoib",), tier=tier, timeout=900)
+# upstream's IPoIB on node 1 against our own ib_ipoib on node 2
+g.item("ipoib-upstream-vs-ours-6.1", ours("6.1", nodes=2), "tests/upstream-ipoib/guest/ipoib-upstream.sh",
+       env={"UPSTREAM_NODES": "1"}, needs=("upstream-ipoib",), tier="both", timeout=900)
 for order in (("inbox", "ours"), ("ours", "inbox")):
     g.item("ipoib-upstream-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
            "tests/upstream-ipoib/guest/ipoib-upstream.sh", needs=("upstream-ipoib",), tier="full",
@@ -427,6 +430,14 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
 for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     g.item("ipoib-dgram-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
            IP + "/ipoib-dgram.sh", tier=tier, timeout=900)
+# a TCP stream through mode switches, a cable pull, the SM moving, a client
+# reregister, a catastrophic error and rmmod; then 50 load/unload cycles
+g.item("ipoib-faults-ours-6.1", ours("6.1", nodes=2), IP + "/ipoib-faults.sh",
+       after=catas_reset, tier="both", timeout=1800)
+g.item("ipoib-faults-ours-6.12", ours("6.12", nodes=2), IP + "/ipoib-faults.sh",
+       after=catas_reset, tier="full", timeout=1800)
+g.item("ipoib-faults-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
+       IP + "/ipoib-faults.sh", after=catas_reset, tier="full", timeout=1800)
 
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "

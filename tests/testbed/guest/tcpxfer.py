@@ -3,11 +3,15 @@
 """Send or receive a deterministic stream over TCP and check its SHA-256.
 
   tcpxfer.py recv PORT MIB     listen, receive MIB MiB, verify, print the digest
-  tcpxfer.py send HOST PORT MIB   connect (retrying), send MIB MiB
+  tcpxfer.py send HOST PORT MIB [RATE]   connect (retrying), send MIB MiB
+                               (at most RATE MiB/s if given)
 Both ends derive the same data from a fixed seed, so the receiver knows what
-it must get without another channel.
+it must get without another channel.  TCPXFER_PROGRESS=FILE: the receiver
+writes the bytes it has so far into FILE (once per MiB), for a test that
+acts while a transfer runs.
 """
 import hashlib
+import os
 import socket
 import sys
 import time
@@ -37,17 +41,25 @@ def main():
         conn.settimeout(300)
         got = hashlib.sha256()
         total = 0
+        progress = os.environ.get("TCPXFER_PROGRESS")
+        mark = 0
         while True:
             data = conn.recv(1 << 16)
             if not data:
                 break
             got.update(data)
             total += len(data)
+            if progress and total - mark >= CHUNK:
+                mark = total
+                with open(progress + ".new", "w") as f:
+                    f.write("%d\n" % total)
+                os.replace(progress + ".new", progress)
         ok = total == mib * CHUNK and got.digest() == want.digest()
         print(f"received {total} bytes, sha256 {got.hexdigest()}, "
               f"{'matches' if ok else 'DOES NOT match'}")
         return 0 if ok else 1
     host, port, mib = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    rate = float(sys.argv[5]) if len(sys.argv) > 5 else 0
     deadline = time.time() + 120
     while True:
         try:
@@ -58,7 +70,13 @@ def main():
                 raise
             time.sleep(0.5)
     s.settimeout(300)
-    for c in chunks(mib):
+    start = time.time()
+    for i, c in enumerate(chunks(mib)):
+        if rate > 0:
+            # chunk i may start i/rate seconds after the first
+            wait = start + i / rate - time.time()
+            if wait > 0:
+                time.sleep(wait)
         s.sendall(c)
     s.shutdown(socket.SHUT_WR)
     s.recv(1)

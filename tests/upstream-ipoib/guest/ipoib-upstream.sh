@@ -5,8 +5,11 @@
 # development tree (connected mode included: it runs over our ib_cm), on
 # two nodes under opensm.
 # A node of our stack loads it by path (UPSTREAM_IPOIB_KO: "modprobe
-# ib_ipoib" would find the kernel's, which cannot load on our ib_core); a
-# node of the in-tree stack has the kernel's own, loaded at boot.
+# ib_ipoib" would find ours) in place of our own ib_ipoib; a node of the
+# in-tree stack has the kernel's own, loaded at boot.  UPSTREAM_NODES
+# (default "1 2"): the nodes of our stack that load it; the others keep
+# our own ib_ipoib, so that upstream's talks to ours (connected mode over
+# RC between them).
 #   1. our own ib_ipoib (loaded at boot) unloaded first; the module is
 #      that file and sits on our modules: tainted O (out of
 #      tree), a holder of our ib_cm, ib_sa and ib_core, no warning while
@@ -35,12 +38,24 @@ if [ "${NODES:-1}" != 2 ]; then
 	fail "$t: two nodes" "NODES=${NODES:-1}: run with tests/vm/run --nodes 2 --sm"
 	exit 0
 fi
+# this node's IPoIB: upstream's built against our tree (on our stack),
+# the in-tree one (inbox), or our own ib_ipoib kept (our stack, a node not
+# in UPSTREAM_NODES: upstream's IPoIB then talks to ours across the cable)
+role=inbox
+if [ "${STACK:-inbox}" = ours ]; then
+	role=upstream
+	case " ${UPSTREAM_NODES:-1 2} " in
+	*" $NODE "*) ;;
+	*) role=own ;;
+	esac
+fi
 mine=0
-[ "${STACK:-inbox}" = ours ] && mine=1
+[ "$role" = upstream ] && mine=1
 # load (ours 6, in-tree 2), ib0 (ours 6, in-tree 3), the traffic checks
-# (1), the rejoin (node 1: 5, node 2: 2), the end (ours 2, in-tree 1)
+# (1), the rejoin (node 1: 5, node 2: 2), the end (upstream's 3, the
+# others 1)
 n=1
-[ "$mine" = 1 ] && n=$((n + 15)) || n=$((n + 6))
+[ "$mine" = 1 ] && n=$((n + 16)) || n=$((n + 6))
 [ "$NODE" = 1 ] && n=$((n + 5)) || n=$((n + 2))
 plan "$n"
 
@@ -70,6 +85,12 @@ if [ "$mine" = 1 ]; then
 	bad=$(dmesg --level=emerg,alert,crit,err,warn 2>/dev/null |
 		sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | grep -Ei 'ipoib|ib0' || true)
 	expect "$t: IPoIB logged no warning while loading${bad:+: $bad}" [ -z "$bad" ]
+elif [ "$role" = own ]; then
+	f=$(modinfo -n ib_ipoib 2>/dev/null)
+	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
+	expect "$t: our own ib_ipoib is loaded" [ -e /sys/module/ib_ipoib/refcnt ]
+	expect "$t: ib_ipoib is ours, from updates/ ($f, taint '$taint')" \
+		[ "${f#/lib/modules/*/updates/}" != "$f" -a "${taint//[!O]/}" = O ]
 else
 	taint=$(cat /sys/module/ib_ipoib/taint 2>/dev/null)
 	expect "$t: the in-tree ib_ipoib is loaded" [ -e /sys/module/ib_ipoib/refcnt ]
@@ -171,6 +192,9 @@ if [ "$mine" = 1 ]; then
 	expect "$t: ib_cm, ib_sa and ib_core no longer held by ib_ipoib" \
 		[ ! -e /sys/module/ib_cm/holders/ib_ipoib -a ! -e /sys/module/ib_sa/holders/ib_ipoib \
 		  -a ! -e /sys/module/ib_core/holders/ib_ipoib ]
+	# the node as found: our own ib_ipoib, for the boot's next items
+	expect "$t: our own ib_ipoib loaded again, ib0 back" \
+		eval 'modprobe ib_ipoib && wait_for 30 test -e "$ib0_sys/address"'
 else
 	expect "$t: ib0 left as found" ib0_as_found
 fi
