@@ -22,6 +22,7 @@
 #      ethtool -k offloads, a TCP transfer of $MIB MiB checked end to end
 #      in datagram mode, then in connected mode at MTU 65520 over RC
 #      connections made through ib_cm, the port counters; its own plan);
+#      then the same over IPv6 ($MIB6 MiB);
 #   6. ib0 left as found; rmmod ib_ipoib and modprobe it again: ib0 back.
 # The nodes meet at barriers; every wait is bounded.
 set -u
@@ -35,7 +36,7 @@ if [ "${NODES:-1}" != 2 ]; then
 fi
 mine=0
 [ "${STACK:-inbox}" = ours ] && mine=1
-plan 26
+plan 27
 
 # --- 1. the module ------------------------------------------------------------
 f=$(modinfo -n ib_ipoib 2>/dev/null)
@@ -173,6 +174,17 @@ if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic: all [0-9]+ planned che
 	pass "$t: the test bed's datagram- and connected-mode checks ran to their end"
 else
 	fail "$t: the test bed's datagram- and connected-mode checks ran to their end" "exit $rc"
+fi
+
+# the same over IPv6 (a smaller stream)
+out=$(MIB=${MIB6:-64} IPOIB_FAMILY=6 IPOIB_MODES="datagram connected" TESTNAME="$t-traffic6" \
+	bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic6: all [0-9]+ planned checks reported"; then
+	pass "$t: the same over IPv6 ran to its end"
+else
+	fail "$t: the same over IPv6 ran to its end" "exit $rc"
 fi
 
 # --- 6. the end --------------------------------------------------------------------

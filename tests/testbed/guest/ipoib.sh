@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # IPoIB between two VMs over the emulated cards: ib0 gets an address, ping
-# works, a 64 MiB TCP transfer arrives intact in datagram mode and in
+# works (IPv4, or IPv6 with IPOIB_FAMILY=6), a 64 MiB TCP transfer arrives
+# intact in datagram mode and in
 # connected mode (MTU 65520), and the port counters (perfquery) grow with
 # the traffic on both ends.  ib0 is left as it was found (mode, no address,
 # up or down).  IPOIB_MODES=datagram: the datagram-mode transfer only (an
@@ -41,15 +42,29 @@ on | off) ;;
 *) echo "IPOIB_OFFLOADS must be 'on' or 'off', not '$offl'" >&2; exit 2 ;;
 esac
 xfer=${XFER_LIMIT:-300}	# seconds a transfer may take
+fam=${IPOIB_FAMILY:-4}
+case $fam in
+4 | 6) ;;
+*) echo "IPOIB_FAMILY must be 4 or 6, not '$fam'" >&2; exit 2 ;;
+esac
 peer=$ib0_peer
 sysd=$ib0_sys
+# IPOIB_FAMILY=6: ping and transfer over IPv6 (ULAs fd00:90::NODE/64 on
+# ib0, added here without duplicate address detection and removed at the
+# end)
+me6=fd00:90::${NODE:-1}
+[ "$fam" = 6 ] && peer=fd00:90::$((3 - ${NODE:-1}))
 
 # as found, to be restored at the end
 ib0_take
+added6=0
+if [ "$fam" = 6 ] && ! ip -6 -o addr show dev ib0 | grep -q " $me6/"; then
+	ip -6 addr add "$me6/64" dev ib0 nodad && added6=1
+fi
 expect "$t: ib0 has carrier" wait_for 60 ib0_carrier 1
 # both ends up before the ping
 if barrier "$t: ib0 up"; then
-	expect "$t: ping over ib0" ping -c 3 -w 30 "$peer"
+	expect "$t: ping over ib0 (IPv$fam)" ping -"$fam" -c 3 -w 30 "$peer"
 else
 	fail "$t: ping over ib0" "the other node did not come to the barrier"
 fi
@@ -88,15 +103,15 @@ transfer() {	# transfer MODE: node 1 receives, node 2 sends
 		rc=$?
 		res=$(tr '\n' ' ' <"$out")
 		if [ "$st" != listening ]; then
-			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "the receiver did not listen on $port: $res"
+			fail "$t: $mib MiB over TCP/IPv$fam in $mode mode arrive intact" "the receiver did not listen on $port: $res"
 		elif [ "$got" != sending ]; then
-			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "node 2 did not come to the barrier"
+			fail "$t: $mib MiB over TCP/IPv$fam in $mode mode arrive intact" "node 2 did not come to the barrier"
 		elif [ -z "$fin" ]; then
-			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "node 2 did not come to the barrier after sending: $res"
+			fail "$t: $mib MiB over TCP/IPv$fam in $mode mode arrive intact" "node 2 did not come to the barrier after sending: $res"
 		elif [ "$rc" = 0 ] && grep -q matches "$out"; then
-			pass "$t: $mib MiB over TCP in $mode mode arrive intact"
+			pass "$t: $mib MiB over TCP/IPv$fam in $mode mode arrive intact"
 		else
-			fail "$t: $mib MiB over TCP in $mode mode arrive intact" "receiver exited $rc: $res"
+			fail "$t: $mib MiB over TCP/IPv$fam in $mode mode arrive intact" "receiver exited $rc: $res"
 		fi
 	else
 		got=$(peer_xchg "$t: $mode transfer" sending)
@@ -106,14 +121,14 @@ transfer() {	# transfer MODE: node 1 receives, node 2 sends
 			res=$(tr '\n' ' ' <"$out")
 			fin=$(XCHG_BOUND=$((xfer + 60)) peer_xchg "$t: $mode done" "sender $rc")
 			if [ -z "$fin" ]; then
-				fail "$t: $mib MiB sent over TCP in $mode mode" "node 1 did not come to the barrier after sending (sender exited $rc: $res)"
+				fail "$t: $mib MiB sent over TCP/IPv$fam in $mode mode" "node 1 did not come to the barrier after sending (sender exited $rc: $res)"
 			elif [ "$rc" = 0 ] && grep -q '^sent' "$out"; then
-				pass "$t: $mib MiB sent over TCP in $mode mode"
+				pass "$t: $mib MiB sent over TCP/IPv$fam in $mode mode"
 			else
-				fail "$t: $mib MiB sent over TCP in $mode mode" "sender exited $rc: $res"
+				fail "$t: $mib MiB sent over TCP/IPv$fam in $mode mode" "sender exited $rc: $res"
 			fi
 		else
-			fail "$t: $mib MiB sent over TCP in $mode mode" "no receiver on node 1 (${got:-no answer at the barrier})"
+			fail "$t: $mib MiB sent over TCP/IPv$fam in $mode mode" "no receiver on node 1 (${got:-no answer at the barrier})"
 		fi
 	fi
 }
@@ -157,6 +172,7 @@ rm -f "$out"
 
 # both done before ib0 is taken back
 barrier "$t: end" || echo "note: the other node did not come to the last barrier"
+[ "$added6" = 1 ] && ip -6 addr del "$me6/64" dev ib0
 ib0_give_back
 if ib0_as_found; then
 	pass "$t: ib0 left as found"

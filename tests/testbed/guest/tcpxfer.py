@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send or receive a deterministic stream over TCP and check its SHA-256.
 
-  tcpxfer.py recv PORT MIB     listen, receive MIB MiB, verify, print the digest
+  tcpxfer.py recv PORT MIB     listen (IPv4 and IPv6), receive MIB MiB, verify,
+                               print the digest
   tcpxfer.py send HOST PORT MIB [RATE]   connect (retrying), send MIB MiB
                                (at most RATE MiB/s if given)
 Both ends derive the same data from a fixed seed, so the receiver knows what
@@ -32,9 +33,11 @@ def main():
         want = hashlib.sha256()
         for c in chunks(mib):
             want.update(c)
-        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPv6 and IPv4 alike (v4 clients appear as ::ffff:a.b.c.d)
+        srv = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        srv.bind(("", port))
+        srv.bind(("::", port))
         srv.listen(1)
         srv.settimeout(300)
         conn, _ = srv.accept()
