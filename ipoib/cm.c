@@ -187,7 +187,11 @@ static void ipoib_cm_icmp_task(struct work_struct *work)
 
 	while ((skb = skb_dequeue(&priv->cm.too_long))) {
 		unsigned int mtu = *(unsigned int *)skb->cb;
+		struct dst_entry *dst = skb_dst(skb);
 
+		/* (the route's locks want interrupts on: done here) */
+		if (dst && dst->ops->update_pmtu)
+			dst->ops->update_pmtu(dst, NULL, skb, mtu, true);
 		local_bh_disable();
 		if (skb->protocol == htons(ETH_P_IP))
 			icmp_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED,
@@ -209,12 +213,8 @@ static void ipoib_cm_icmp_task(struct work_struct *work)
 void ipoib_cm_skb_too_long(struct ipoib_dev *priv, struct sk_buff *skb,
 			   unsigned int mtu)
 {
-	struct dst_entry *dst = skb_dst(skb);
-
 	priv->dev->stats.tx_dropped++;
 	priv->dev->stats.tx_errors++;
-	if (dst && dst->ops->update_pmtu)
-		dst->ops->update_pmtu(dst, NULL, skb, mtu, true);
 	skb_pull(skb, IPOIB_ENCAP_LEN);
 	*(unsigned int *)skb->cb = mtu;
 	if (skb_queue_len(&priv->cm.too_long) > IPOIB_MAX_MCAST_QUEUE) {

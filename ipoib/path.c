@@ -268,20 +268,15 @@ static void ipoib_path_queue_skb(struct ipoib_dev *priv,
 
 /*
  * A neighbour on a resolved path: over its RC connection in connected
- * mode to a peer that takes one, else UD through the path's AH, where a
- * frame over the broadcast group's MTU gets an ICMP back (connected mode
- * to a datagram-only peer).  priv->lock held.
+ * mode to a peer that takes one, else UD through the path's AH (where a
+ * frame over the broadcast group's MTU, connected mode's to a datagram-only
+ * peer, gets an ICMP back).  priv->lock held.
  */
 static void ipoib_neigh_send(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 			     struct sk_buff *skb, const u8 *daddr)
 {
 	if (ipoib_cm_enabled(priv, daddr)) {
 		ipoib_cm_xmit(priv, neigh, skb, daddr);
-		return;
-	}
-	if (unlikely(!skb_is_gso(skb) &&
-		     skb->len > priv->mcast_mtu + IPOIB_ENCAP_LEN)) {
-		ipoib_cm_skb_too_long(priv, skb, priv->mcast_mtu);
 		return;
 	}
 	ipoib_send(priv, skb, neigh->ah, ipoib_addr_qpn(daddr));

@@ -434,10 +434,9 @@ int ipoib_send(struct ipoib_dev *priv, struct sk_buff *skb,
 		__skb_pull(skb, hlen);
 	} else {
 		if (unlikely(skb->len > priv->mcast_mtu + IPOIB_ENCAP_LEN)) {
-			ipoib_warn_rl(priv, "packet of %u bytes over the MTU %u dropped\n",
-				      skb->len, priv->mcast_mtu);
-			dev->stats.tx_errors++;
-			ipoib_drop_tx(priv, skb);
+			ipoib_warn(priv, "packet len %u (> %u) too long to send, dropping\n",
+				   skb->len, priv->mcast_mtu + IPOIB_ENCAP_LEN);
+			ipoib_cm_skb_too_long(priv, skb, priv->mcast_mtu);
 			return -EMSGSIZE;
 		}
 		wr.wr.opcode = IB_WR_SEND;
