@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_ipoib's files in /sys/class/net/<if>/: mode, pkey and umcast (the
- * attribute group the parent interface registers with its netdev), and
+ * ib_ipoib's files in /sys/class/net/<if>/: mode, pkey and umcast, with
+ * create_child and delete_child on ibN and parent on a legacy child (the
+ * attribute group each registers with its netdev; child.c has the child
+ * files' code), and
  * our dev_id, which replaces the networking core's once the interface is
  * registered.
  */
@@ -39,8 +41,8 @@ static ssize_t mode_store(struct device *d, struct device_attribute *attr,
 
 	if (dev->reg_state != NETREG_REGISTERED)
 		ret = -EPERM;
-	else if (!strcmp(buf, "datagram\n"))
-		ret = 0;
+	else if (!strcmp(buf, "datagram\n") || !strcmp(buf, "connected\n"))
+		ret = ipoib_set_mode(dev, buf[0] == 'c');
 	else
 		ret = -EINVAL;
 
@@ -94,11 +96,26 @@ static struct attribute *ipoib_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_pkey.attr,
 	&dev_attr_umcast.attr,
+	&dev_attr_create_child.attr,	/* child.c */
+	&dev_attr_delete_child.attr,
 	NULL,
 };
 
 const struct attribute_group ipoib_attr_group = {
 	.attrs = ipoib_attrs,
+};
+
+/* a legacy child's (create_child); an rtnl child has none of these */
+static struct attribute *ipoib_child_attrs[] = {
+	&dev_attr_mode.attr,
+	&dev_attr_pkey.attr,
+	&dev_attr_umcast.attr,
+	&dev_attr_parent.attr,		/* child.c */
+	NULL,
+};
+
+const struct attribute_group ipoib_child_attr_group = {
+	.attrs = ipoib_child_attrs,
 };
 
 /*
