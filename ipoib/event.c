@@ -10,7 +10,8 @@
  *  - SM_CHANGE and the others: nothing.
  * The handler may run in any context: it only queues the flush on
  * ipoib_flush_wq, where it runs under RTNL, so that it never races with
- * ndo_open or ndo_stop.
+ * ndo_open or ndo_stop.  Only ibN registers a handler; its flushes do its
+ * P_Key children first, each with its own P_Key for a heavy one.
  */
 #include <linux/rtnetlink.h>
 #include <ibstack/compat.h>
@@ -54,12 +55,8 @@ static void ipoib_update_gid(struct ipoib_dev *priv)
 	call_netdevice_notifiers(NETDEV_CHANGEADDR, priv->dev);
 }
 
-void ipoib_flush_light(struct work_struct *work)
+static void ipoib_flush_light_one(struct ipoib_dev *priv)
 {
-	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
-					      flush_light);
-
-	rtnl_lock();
 	ipoib_update_gid(priv);
 	if (test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags) &&
 	    test_bit(IPOIB_FLAG_OPER_UP, &priv->flags)) {
@@ -69,6 +66,93 @@ void ipoib_flush_light(struct work_struct *work)
 		ipoib_ah_reap(priv, false);
 		ipoib_mcast_start(priv);
 	}
+}
+
+static void ipoib_flush_normal_one(struct ipoib_dev *priv)
+{
+	if (test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags)) {
+		ipoib_dev_down(priv);
+		ipoib_dev_up(priv);
+	}
+}
+
+/*
+ * A heavy flush's question: does the interface need its QP restarted?
+ * ibN takes whatever P_Key index 0 holds now, and restarts if that value
+ * changed (or it was not up for want of a P_Key).  A child keeps its own
+ * P_Key and looks for it again: it restarts when its index moved, when it
+ * is found while the child could not come up, and when it is gone while
+ * the child was up (which takes the child down, without carrier).
+ */
+static bool ipoib_heavy_needs_restart(struct ipoib_dev *priv)
+{
+	bool was_ready = test_bit(IPOIB_FLAG_QP_READY, &priv->flags);
+	bool admin_up = test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags);
+	u16 pkey, index;
+
+	if (priv->parent) {
+		if (!admin_up)
+			return false;
+		if (ib_find_pkey(priv->ca, priv->port, priv->pkey, &index))
+			return was_ready;
+		return !was_ready || index != priv->pkey_index;
+	}
+	if (ib_query_pkey(priv->ca, priv->port, 0, &pkey))
+		return false;
+	pkey |= 0x8000;
+	if (pkey == priv->pkey && (was_ready || !admin_up))
+		return false;
+	priv->pkey = pkey;
+	priv->dev->broadcast[8] = pkey >> 8;
+	priv->dev->broadcast[9] = pkey & 0xff;
+	return admin_up;
+}
+
+static void ipoib_flush_heavy_one(struct ipoib_dev *priv)
+{
+	if (!ipoib_heavy_needs_restart(priv))
+		return;
+	ipoib_dev_down(priv);
+	ipoib_ib_stop(priv);
+	if (!ipoib_ib_open(priv)) {
+		ipoib_dev_up(priv);
+		if (netif_queue_stopped(priv->dev))
+			netif_start_queue(priv->dev);
+	}
+}
+
+/*
+ * [RTNL] A flush of ibN and of its P_Key children, the children first as
+ * upstream (they have no event handler of their own: ibN's queues the
+ * flush).
+ */
+static void ipoib_flush(struct ipoib_dev *priv, enum ipoib_flush_level level)
+{
+	struct ipoib_dev *cpriv;
+
+	ASSERT_RTNL();
+	list_for_each_entry(cpriv, &priv->children, child_list)
+		ipoib_flush(cpriv, level);
+	switch (level) {
+	case IPOIB_FLUSH_LIGHT:
+		ipoib_flush_light_one(priv);
+		break;
+	case IPOIB_FLUSH_NORMAL:
+		ipoib_flush_normal_one(priv);
+		break;
+	case IPOIB_FLUSH_HEAVY:
+		ipoib_flush_heavy_one(priv);
+		break;
+	}
+}
+
+void ipoib_flush_light(struct work_struct *work)
+{
+	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
+					      flush_light);
+
+	rtnl_lock();
+	ipoib_flush(priv, IPOIB_FLUSH_LIGHT);
 	rtnl_unlock();
 }
 
@@ -78,10 +162,7 @@ void ipoib_flush_normal(struct work_struct *work)
 					      flush_normal);
 
 	rtnl_lock();
-	if (test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags)) {
-		ipoib_dev_down(priv);
-		ipoib_dev_up(priv);
-	}
+	ipoib_flush(priv, IPOIB_FLUSH_NORMAL);
 	rtnl_unlock();
 }
 
@@ -89,31 +170,9 @@ void ipoib_flush_heavy(struct work_struct *work)
 {
 	struct ipoib_dev *priv = container_of(work, struct ipoib_dev,
 					      flush_heavy);
-	bool was_ready;
-	u16 pkey;
 
 	rtnl_lock();
-	/* the parent takes whatever index 0 holds now */
-	if (ib_query_pkey(priv->ca, priv->port, 0, &pkey))
-		goto out;
-	pkey |= 0x8000;
-	was_ready = test_bit(IPOIB_FLAG_QP_READY, &priv->flags);
-	if (pkey == priv->pkey && (was_ready ||
-				   !test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags)))
-		goto out;
-	priv->pkey = pkey;
-	priv->dev->broadcast[8] = pkey >> 8;
-	priv->dev->broadcast[9] = pkey & 0xff;
-	if (!test_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags))
-		goto out;
-	ipoib_dev_down(priv);
-	ipoib_ib_stop(priv);
-	if (!ipoib_ib_open(priv)) {
-		ipoib_dev_up(priv);
-		if (netif_queue_stopped(priv->dev))
-			netif_start_queue(priv->dev);
-	}
-out:
+	ipoib_flush(priv, IPOIB_FLUSH_HEAVY);
 	rtnl_unlock();
 }
 

@@ -23,6 +23,11 @@
  *  - priv->mcast_mutex: joins and leaves of the multicast groups (the
  *    join task, the restart task, the flushes and stop), so that a group
  *    is joined or left by one of them at a time.
+ *  - RTNL also guards the P_Key children (child.c): a parent's
+ *    priv->children and each child's child_list, parent and child_kind.
+ *    Every path that adds, removes or walks them holds it (the sysfs
+ *    stores through rtnl_trylock, the flushes, open and stop, ndo_uninit,
+ *    the rtnl_link_ops), so there is no lock of their own.
  * Order: RTNL, then mcast_mutex, then priv->lock.
  */
 #ifndef IBSTACK_IPOIB_H
@@ -101,6 +106,7 @@ struct ipoib_pseudo_header {
 /* priv->flags */
 enum {
 	IPOIB_FLAG_INITIALIZED,	/* the QP, CQs and rings exist */
+	IPOIB_FLAG_SUBINTERFACE, /* a P_Key child (priv->parent is set) */
 	IPOIB_FLAG_ADMIN_UP,	/* ndo_open done, ndo_stop not */
 	IPOIB_FLAG_OPER_UP,	/* the QP in RTS, joins may run */
 	IPOIB_FLAG_MCAST_RUN,	/* the join task may be queued */
@@ -245,6 +251,13 @@ struct ipoib_cm {
 	struct sk_buff_head	too_long;	/* frames to answer with ICMP */
 };
 
+/* how a P_Key child was made, and so how it may be deleted */
+enum ipoib_child_kind {
+	IPOIB_CHILD_NONE,	/* ibN itself */
+	IPOIB_CHILD_LEGACY,	/* sysfs create_child: delete_child by P_Key */
+	IPOIB_CHILD_RTNL,	/* ip link add ... type ipoib: ip link del */
+};
+
 enum ipoib_flush_level {
 	IPOIB_FLUSH_LIGHT,
 	IPOIB_FLUSH_NORMAL,
@@ -263,6 +276,13 @@ struct ipoib_dev {
 	unsigned int		mcast_mtu;	/* the broadcast group's, less 4 */
 	unsigned int		admin_mtu;	/* what the user asked */
 	unsigned long		flags;		/* IPOIB_FLAG_* */
+
+	/* P_Key children (child.c), all under RTNL */
+	struct net_device	*parent;	/* a child's ibN (held), or NULL */
+	struct list_head	children;	/* ibN's: its children's child_list */
+	struct list_head	child_list;	/* a child's, on parent's children */
+	enum ipoib_child_kind	child_kind;
+	bool			child_deleting;	/* delete_child queued its end */
 
 	struct ib_pd		*pd;
 	struct ib_cq		*recv_cq;
@@ -341,6 +361,10 @@ extern struct workqueue_struct *ipoib_flush_wq;
 } while (0)
 
 /* netdev.c */
+void ipoib_setup(struct net_device *dev);
+bool ipoib_is_ipoib_dev(const struct net_device *dev);
+int ipoib_netdev_init(struct net_device *dev, struct ib_device *ca, u32 port,
+		      u16 pkey);
 struct net_device *ipoib_netdev_create(struct ib_device *ca, u32 port,
 				       const char *name, u16 pkey);
 void ipoib_netdev_free(struct net_device *dev);
@@ -440,9 +464,29 @@ void ipoib_flush_heavy(struct work_struct *work);
 void ipoib_dev_down(struct ipoib_dev *priv);
 void ipoib_dev_up(struct ipoib_dev *priv);
 
+/* child.c: P_Key children; netlink.c: rtnl_link_ops "ipoib" */
+extern struct device_attribute dev_attr_create_child;
+extern struct device_attribute dev_attr_delete_child;
+extern struct device_attribute dev_attr_parent;
+extern struct rtnl_link_ops ipoib_link_ops;
+int ipoib_child_register(struct ipoib_dev *ppriv, struct net_device *dev,
+			 enum ipoib_child_kind kind);
+void ipoib_child_unlink(struct net_device *dev);
+void ipoib_children_open(struct ipoib_dev *priv);
+void ipoib_children_stop(struct ipoib_dev *priv);
+void ipoib_children_unregister(struct ipoib_dev *priv);
+int ipoib_get_iflink(const struct net_device *dev);
+int ipoib_netlink_init(void);
+void ipoib_netlink_exit(void);
+
+/* mode.c: the mode and umcast for netlink */
+bool ipoib_mode_is_connected(const struct ipoib_dev *priv);
+void ipoib_set_umcast(struct ipoib_dev *priv, bool on);
+
 /* ethtool.c, sysfs.c, debugfs.c */
 extern const struct ethtool_ops ipoib_ethtool_ops;
-extern const struct attribute_group ipoib_attr_group;
+extern const struct attribute_group ipoib_attr_group;	/* ibN's */
+extern const struct attribute_group ipoib_child_attr_group; /* legacy child */
 int ipoib_sysfs_add_dev_id(struct net_device *dev);	/* after register */
 void ipoib_debugfs_init(void);
 void ipoib_debugfs_exit(void);

@@ -97,8 +97,16 @@ static void ipoib_remove_port(struct net_device *dev)
 	cancel_work_sync(&priv->flush_normal);
 	cancel_work_sync(&priv->flush_heavy);
 	ipoib_debugfs_del(priv);
-	/* stops it, frees its transport (ndo_uninit), then frees it */
-	unregister_netdev(dev);
+	/* delete_child's deletions still queued end first */
+	flush_workqueue(ipoib_flush_wq);
+	/*
+	 * Its P_Key children go with it, before it; each stops, frees its
+	 * transport (ndo_uninit), then is freed.
+	 */
+	rtnl_lock();
+	ipoib_children_unregister(priv);
+	unregister_netdevice(dev);
+	rtnl_unlock();
 }
 
 static void ipoib_remove_all(struct ipoib_ca *ica)
@@ -176,11 +184,16 @@ static int __init ipoib_init(void)
 		goto err_debugfs;
 	}
 	ib_sa_register_client(&ipoib_sa_client);
-	ret = ib_register_client(&ipoib_client);
+	ret = ipoib_netlink_init();
 	if (ret)
 		goto err_sa;
+	ret = ib_register_client(&ipoib_client);
+	if (ret)
+		goto err_netlink;
 	return 0;
 
+err_netlink:
+	ipoib_netlink_exit();
 err_sa:
 	ib_sa_unregister_client(&ipoib_sa_client);
 	destroy_workqueue(ipoib_flush_wq);
@@ -192,6 +205,7 @@ err_debugfs:
 static void __exit ipoib_exit(void)
 {
 	ib_unregister_client(&ipoib_client);
+	ipoib_netlink_exit();
 	ib_sa_unregister_client(&ipoib_sa_client);
 	destroy_workqueue(ipoib_flush_wq);
 	ipoib_debugfs_exit();

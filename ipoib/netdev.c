@@ -119,6 +119,7 @@ static int ipoib_open(struct net_device *dev)
 	}
 	ipoib_dev_up(priv);
 	netif_start_queue(dev);
+	ipoib_children_open(priv);
 	return 0;
 }
 
@@ -126,6 +127,7 @@ static int ipoib_stop(struct net_device *dev)
 {
 	struct ipoib_dev *priv = ipoib_priv(dev);
 
+	ipoib_children_stop(priv);
 	clear_bit(IPOIB_FLAG_ADMIN_UP, &priv->flags);
 	netif_stop_queue(dev);
 	ipoib_dev_down(priv);
@@ -193,6 +195,7 @@ static int ipoib_ndo_init(struct net_device *dev)
 static void ipoib_ndo_uninit(struct net_device *dev)
 {
 	ipoib_dev_cleanup_transport(dev);
+	ipoib_child_unlink(dev);
 }
 
 static const struct net_device_ops ipoib_netdev_ops = {
@@ -205,9 +208,17 @@ static const struct net_device_ops ipoib_netdev_ops = {
 	.ndo_fix_features	= ipoib_fix_features,
 	.ndo_set_rx_mode	= ipoib_set_rx_mode,
 	.ndo_tx_timeout		= ipoib_tx_timeout,
+	.ndo_get_iflink		= ipoib_get_iflink,
 };
 
-static void ipoib_setup(struct net_device *dev)
+/* dev is one of our interfaces (a parent or a child) */
+bool ipoib_is_ipoib_dev(const struct net_device *dev)
+{
+	return dev->netdev_ops == &ipoib_netdev_ops;
+}
+
+/* alloc_netdev's and rtnl_link_ops' setup */
+void ipoib_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &ipoib_netdev_ops;
 	dev->header_ops = &ipoib_header_ops;
@@ -325,33 +336,31 @@ static void ipoib_priv_init(struct ipoib_dev *priv, struct net_device *dev)
 	INIT_WORK(&priv->flush_light, ipoib_flush_light);
 	INIT_WORK(&priv->flush_normal, ipoib_flush_normal);
 	INIT_WORK(&priv->flush_heavy, ipoib_flush_heavy);
+	INIT_LIST_HEAD(&priv->children);
+	INIT_LIST_HEAD(&priv->child_list);
 }
 
 /*
- * [sleep] A new interface on port of ca with P_Key pkey (bit 15 is forced
- * on), not registered yet: its address holds the port's GID 0, MTUs from
- * the port's largest MTU.
+ * [sleep] Makes dev (set up by ipoib_setup, not registered) an interface on
+ * port of ca with P_Key pkey (bit 15 is forced on): its address holds the
+ * port's GID 0, MTUs from the port's largest MTU.  No device link and
+ * dev_port 0: ipoib_netdev_create() adds them for ibN.
  */
-struct net_device *ipoib_netdev_create(struct ib_device *ca, u32 port,
-				       const char *name, u16 pkey)
+int ipoib_netdev_init(struct net_device *dev, struct ib_device *ca, u32 port,
+		      u16 pkey)
 {
+	struct ipoib_dev *priv = ipoib_priv(dev);
 	struct ib_port_attr attr;
-	struct ipoib_dev *priv;
-	struct net_device *dev;
 	union ib_gid gid;
 	int ret;
 
 	ret = ib_query_port(ca, port, &attr);
 	if (ret)
-		return ERR_PTR(ret);
+		return ret;
 	ret = rdma_query_gid(ca, port, 0, &gid);
 	if (ret)
-		return ERR_PTR(ret);
+		return ret;
 
-	dev = alloc_netdev(sizeof(*priv), name, NET_NAME_UNKNOWN, ipoib_setup);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	priv = ipoib_priv(dev);
 	ipoib_priv_init(priv, dev);
 	priv->ca = ca;
 	priv->port = port;
@@ -362,12 +371,32 @@ struct net_device *ipoib_netdev_create(struct ib_device *ca, u32 port,
 	dev->mtu = priv->mcast_mtu;
 	priv->local_lid = attr.lid;
 
-	SET_NETDEV_DEV(dev, ca->dev.parent);
-	dev->dev_port = port - 1;
-	dev->dev_id = port - 1;
 	ibstack_dev_addr_mod(dev, 4, gid.raw, sizeof(gid.raw));
 	dev->broadcast[8] = priv->pkey >> 8;
 	dev->broadcast[9] = priv->pkey & 0xff;
+	return 0;
+}
+
+/* [sleep] ibN on port of ca, not registered yet (ipoib_netdev_init) */
+struct net_device *ipoib_netdev_create(struct ib_device *ca, u32 port,
+				       const char *name, u16 pkey)
+{
+	struct net_device *dev;
+	int ret;
+
+	dev = alloc_netdev(sizeof(struct ipoib_dev), name, NET_NAME_UNKNOWN,
+			   ipoib_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	ret = ipoib_netdev_init(dev, ca, port, pkey);
+	if (ret) {
+		free_netdev(dev);
+		return ERR_PTR(ret);
+	}
+	SET_NETDEV_DEV(dev, ca->dev.parent);
+	dev->dev_port = port - 1;
+	dev->dev_id = port - 1;
+	dev->rtnl_link_ops = &ipoib_link_ops;
 	return dev;
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_ipoib's files in /sys/class/net/<if>/: mode, pkey and umcast (the
- * attribute group the parent interface registers with its netdev), and
+ * ib_ipoib's files in /sys/class/net/<if>/: mode, pkey and umcast, with
+ * create_child and delete_child on ibN and parent on a legacy child (the
+ * attribute group each registers with its netdev; child.c has the child
+ * files' code), and
  * our dev_id, which replaces the networking core's once the interface is
  * registered.
  */
@@ -97,11 +99,26 @@ static struct attribute *ipoib_attrs[] = {
 	&dev_attr_mode.attr,
 	&dev_attr_pkey.attr,
 	&dev_attr_umcast.attr,
+	&dev_attr_create_child.attr,	/* child.c */
+	&dev_attr_delete_child.attr,
 	NULL,
 };
 
 const struct attribute_group ipoib_attr_group = {
 	.attrs = ipoib_attrs,
+};
+
+/* a legacy child's (create_child); an rtnl child has none of these */
+static struct attribute *ipoib_child_attrs[] = {
+	&dev_attr_mode.attr,
+	&dev_attr_pkey.attr,
+	&dev_attr_umcast.attr,
+	&dev_attr_parent.attr,		/* child.c */
+	NULL,
+};
+
+const struct attribute_group ipoib_child_attr_group = {
+	.attrs = ipoib_child_attrs,
 };
 
 /*

@@ -384,6 +384,30 @@ static inline void ibstack_dev_addr_mod(struct net_device *dev,
 #endif
 }
 
+/*
+ * rtnl_link_ops' newlink: since 6.15 (dev, struct rtnl_newlink_params *,
+ * extack), before (src_net, dev, tb, data, extack).  Declare it as
+ *	static int foo_newlink(IBSTACK_RTNL_NEWLINK_PARAMS)
+ * and in its body use dev, extack and these three: the netns where
+ * IFLA_LINK is looked up, the IFLA_* and the IFLA_INFO_DATA attributes.
+ */
+#ifdef IBSTACK_HAVE_RTNL_NEWLINK_PARAMS
+#define IBSTACK_RTNL_NEWLINK_PARAMS					\
+	struct net_device *dev, struct rtnl_newlink_params *ibstack_params, \
+	struct netlink_ext_ack *extack
+#define ibstack_rtnl_newlink_net()	rtnl_newlink_link_net(ibstack_params)
+#define ibstack_rtnl_newlink_tb()	(ibstack_params->tb)
+#define ibstack_rtnl_newlink_data()	(ibstack_params->data)
+#else
+#define IBSTACK_RTNL_NEWLINK_PARAMS					\
+	struct net *ibstack_src_net, struct net_device *dev,		\
+	struct nlattr *ibstack_tb[], struct nlattr *ibstack_data[],	\
+	struct netlink_ext_ack *extack
+#define ibstack_rtnl_newlink_net()	(ibstack_src_net)
+#define ibstack_rtnl_newlink_tb()	(ibstack_tb)
+#define ibstack_rtnl_newlink_data()	(ibstack_data)
+#endif
+
 /* --- workqueues ------------------------------------------------------------ */
 
 /*

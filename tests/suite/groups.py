@@ -422,7 +422,7 @@ for order in (("inbox", "ours"), ("ours", "inbox")):
 
 IP = "tests/ipoib/guest"
 g = group("ipoib", "our ib_ipoib (ipoib/): ib0's identity, MTU rules, ethtool, debugfs, ping, "
-          "ping6, TCP in datagram mode; two nodes of ours and a mixed fabric")
+          "ping6, TCP in datagram mode; P_Key children; two nodes of ours and a mixed fabric")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("ipoib-dgram-ours-" + k, ours(k, nodes=2), IP + "/ipoib-dgram.sh", tier=tier,
            timeout=900)
@@ -438,6 +438,12 @@ g.item("ipoib-faults-ours-6.12", ours("6.12", nodes=2), IP + "/ipoib-faults.sh",
        after=catas_reset, tier="full", timeout=1800)
 g.item("ipoib-faults-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
        IP + "/ipoib-faults.sh", after=catas_reset, tier="full", timeout=1800)
+# P_Key children (legacy and rtnl) under opensm's partition 0x8001, and their churn
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    g.item("ipoib-child-ours-" + k, ours(k, nodes=2), IP + "/ipoib-child.sh", tier=tier,
+           timeout=1200)
+g.item("ipoib-child-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
+       IP + "/ipoib-child.sh", tier="full", timeout=1200)
 
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "
