@@ -55,16 +55,6 @@ splats() {
 	klog_since "$mark0" | grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t|waiting for .* to become free|INFO: task .* blocked' || true
 }
 
-# opensm on port 1 of the SM node with our partitions (-P), logging where
-# guest-init's does
-sm_start_parts() {
-	local guid log=/vmout/opensm.log
-	guid=$(port_guid 1) || return 1
-	echo "=== opensm started again at $(date +%T) on port 1 with $parts" >>"$log.out"
-	OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
-		setsid opensm -g "$guid" -P "$parts" -f "$log" </dev/null >>"$log.out" 2>&1 &
-}
-
 # --- 1. the partitions -------------------------------------------------------
 if [ "$NODE" = "$sm_node" ]; then
 	cat >"$parts" <<'EOF'
@@ -72,7 +62,7 @@ Default=0x7fff,ipoib,mtu=4:ALL=full;
 P1=0x8001,ipoib:ALL=full;
 EOF
 	sm_stop 1
-	sm_start_parts
+	sm_start_parts "$parts"
 	wait_for 20 sm_up 1
 fi
 expect "$t: port 1's P_Key table holds 0x8001 (opensm's partitions.conf)" \

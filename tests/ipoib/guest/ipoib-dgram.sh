@@ -23,7 +23,10 @@
 #      in datagram mode, then in connected mode at MTU 65520 over RC
 #      connections made through ib_cm, the port counters; its own plan);
 #      then the same over IPv6 ($MIB6 MiB);
-#   6. ib0 left as found; rmmod ib_ipoib and modprobe it again: ib0 back.
+#   6. opensm restarted with the IPoIB group at MTU 4096: ib0's MTU
+#      follows (4092), a 4000-byte ping without fragmentation, a datagram
+#      transfer; opensm back as guest-init starts it, MTU 2044 again;
+#   7. ib0 left as found; rmmod ib_ipoib and modprobe it again: ib0 back.
 # The nodes meet at barriers; every wait is bounded.
 set -u
 . "$(dirname "$0")/../../stack/guest/lib.sh"
@@ -36,7 +39,8 @@ if [ "${NODES:-1}" != 2 ]; then
 fi
 mine=0
 [ "${STACK:-inbox}" = ours ] && mine=1
-plan 27
+# node 1 restarts opensm twice (2 more checks)
+if [ "$NODE" = 1 ]; then plan 33; else plan 31; fi
 
 # --- 1. the module ------------------------------------------------------------
 f=$(modinfo -n ib_ipoib 2>/dev/null)
@@ -187,7 +191,35 @@ else
 	fail "$t: the same over IPv6 ran to its end" "exit $rc"
 fi
 
-# --- 6. the end --------------------------------------------------------------------
+# --- 6. the 4K MTU: opensm's broadcast group at MTU 4096 (mtu=5) -------------
+parts=/tmp/ipoib-dgram-partitions.conf
+mtu_is() { [ "$(cat "$ib0_sys/mtu" 2>/dev/null)" = "$1" ]; }
+if [ "$NODE" = 1 ]; then
+	echo 'Default=0x7fff,ipoib,mtu=5:ALL=full;' >"$parts"
+	expect "$t: opensm restarted with the IPoIB group at MTU 4096" \
+		eval 'sm_stop 1 && sm_start_parts "$parts" && wait_for 20 sm_up 1'
+fi
+expect "$t: ib0's MTU follows the new group: 4092" wait_for 180 mtu_is 4092
+XCHG_BOUND=240 barrier "$t: 4K" || echo "note: the other node did not come to the barrier"
+ping4k() { ping -c 1 -w 3 -M 'do' -s 4000 "$ib0_peer" >/dev/null 2>&1; }
+expect "$t: a 4000-byte ping, not fragmented" wait_for 60 ping4k
+out=$(MIB=${MIB4K:-64} IPOIB_MODES=datagram TESTNAME="$t-traffic4k" \
+	bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic4k: all [0-9]+ planned checks reported"; then
+	pass "$t: the datagram-mode transfer at MTU 4092 ran to its end"
+else
+	fail "$t: the datagram-mode transfer at MTU 4092 ran to its end" "exit $rc"
+fi
+XCHG_BOUND=400 barrier "$t: 4K done" || echo "note: the other node did not come to the barrier"
+if [ "$NODE" = 1 ]; then
+	expect "$t: opensm started again as guest-init does" eval 'sm_stop 1 && sm_start_up 1'
+	rm -f "$parts"
+fi
+expect "$t: ib0's MTU back to the default group's: 2044" wait_for 180 mtu_is 2044
+
+# --- 7. the end --------------------------------------------------------------------
 barrier "$t: end" || echo "note: the other node did not come to the barrier"
 ib0_give_back
 expect "$t: ib0 left as found" ib0_as_found

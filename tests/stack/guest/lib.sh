@@ -177,6 +177,16 @@ sm_start() {
 	OSM_CACHE_DIR=/var/cache/opensm-port$p OSM_TMP_DIR=/var/cache/opensm-port$p \
 		setsid opensm -g "$guid" -f "$log" </dev/null >>"$log.out" 2>&1 &
 }
+# sm_start_parts FILE: sm_start 1, with FILE as opensm's partitions.conf
+# (-P), logging where guest-init's opensm does
+sm_start_parts() {
+	local guid log=/vmout/opensm.log
+	guid=$(port_guid 1) || return 1
+	mkdir -p /var/cache/opensm-port1
+	echo "=== opensm started again at $(date +%T) on port 1 with $1" >>"$log.out"
+	OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
+		setsid opensm -g "$guid" -P "$1" -f "$log" </dev/null >>"$log.out" 2>&1 &
+}
 # all_gone PID...: none of the processes is alive
 all_gone() {
 	local p
