@@ -112,6 +112,7 @@ if mod_no_leak ib_cm; then
 else
 	fail "$t: no reference to ib_cm is left" "$(mod_refs ib_cm)"
 fi
+ipoib_park
 if modprobe -r ib_cm; then
 	pass "$t: modprobe -r ib_cm"
 else
@@ -128,4 +129,9 @@ if [ ! -e "$ibdev/ports/1/cm_rx_msgs" ] && [ ! -e "$ibdev/ports/2/cm_tx_msgs" ];
 	pass "$t: the cm_* directories went with ib_cm"
 else
 	fail "$t: the cm_* directories went with ib_cm" "still there"
+fi
+# the node as found for the boot's next items
+if [ "$ipoib_parked" = 1 ]; then
+	plan_more 1
+	expect "$t: ib_ipoib (and with it ib_cm) loaded again" ipoib_unpark
 fi

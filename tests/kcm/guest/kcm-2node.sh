@@ -77,4 +77,10 @@ else
 fi
 
 expect "$t: the test module unloads" rmmod ibstack_kcm
+ipoib_park
 expect "$t: modprobe -r ib_cm" modprobe -r ib_cm
+# the node as found for the boot's next items
+if [ "$ipoib_parked" = 1 ]; then
+	plan_more 1
+	expect "$t: ib_ipoib (and with it ib_cm) loaded again" ipoib_unpark
+fi

@@ -69,4 +69,8 @@ rmmod_all() {
 }
 expect "$t: rmmod ib_mad's users (${users[*]:-none loaded})" rmmod_all "${users[@]}"
 expect "$t: rmmod ib_mad" rmmod ib_mad
+# the node as found for the boot's next items: the stack's modules again
+reload=(ib_mad "${users[@]}")
+plan_more 1
+expect "$t: ib_mad and its users load again (${reload[*]})" modprobe -a "${reload[@]}"
 exit 0

@@ -187,6 +187,20 @@ sm_start_parts() {
 	OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
 		setsid opensm -g "$guid" -P "$1" -f "$log" </dev/null >>"$log.out" 2>&1 &
 }
+# ipoib_park: rmmod ib_ipoib if it is loaded (our stack loads it at boot,
+# and it holds ib_cm, ib_sa and ib_core), for a test that unloads those;
+# ipoib_unpark: load it again if ipoib_park took it away (false if that
+# fails)
+ipoib_parked=0
+ipoib_park() {
+	[ -e /sys/module/ib_ipoib ] || return 0
+	rmmod ib_ipoib && ipoib_parked=1
+}
+ipoib_unpark() {
+	[ "$ipoib_parked" = 1 ] || return 0
+	ipoib_parked=0
+	modprobe ib_ipoib
+}
 # all_gone PID...: none of the processes is alive
 all_gone() {
 	local p
