@@ -312,6 +312,8 @@ void ipoib_dev_cleanup_transport(struct net_device *dev)
 	netif_napi_del(&priv->recv_napi);
 	netif_napi_del(&priv->send_napi);
 	ipoib_neigh_hash_free(priv);
+	/* connections of neighbours freed just now go before the CQs */
+	flush_workqueue(priv->wq);
 	ipoib_ah_reap(priv, true);
 	ipoib_cm_dev_cleanup(priv);
 	ipoib_qp_destroy(priv);
