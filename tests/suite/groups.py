@@ -424,12 +424,12 @@ IP = "tests/ipoib/guest"
 g = group("ipoib", "our ib_ipoib (ipoib/): ib0's identity, MTU rules, ethtool, debugfs, ping, "
           "ping6, TCP in datagram mode; P_Key children; two nodes of ours and a mixed fabric")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
-    g.item("ipoib-dgram-ours-" + k, ours(k, nodes=2), IP + "/ipoib-dgram.sh", tier=tier,
+    g.item("ipoib-ib0-ours-" + k, ours(k, nodes=2), IP + "/ipoib-ib0.sh", tier=tier,
            timeout=900)
 # the same expectations hold for the in-tree IPoIB on the other node
 for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
-    g.item("ipoib-dgram-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
-           IP + "/ipoib-dgram.sh", tier=tier, timeout=900)
+    g.item("ipoib-ib0-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
+           IP + "/ipoib-ib0.sh", tier=tier, timeout=900)
 # a TCP stream through mode switches, a cable pull, the SM moving, a client
 # reregister, a catastrophic error and rmmod; then 50 load/unload cycles
 g.item("ipoib-faults-ours-6.1", ours("6.1", nodes=2), IP + "/ipoib-faults.sh",

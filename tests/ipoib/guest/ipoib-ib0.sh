@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ib0 in datagram mode as a lab admin sees it, on two nodes under opensm
+# ib0 in datagram and connected mode as a lab admin sees it, on two nodes under opensm
 # (tests/vm/run --nodes 2 --sm).  Each node checks its own stack's ib0
 # with the same expectations: ours (ipoib/, loaded at boot from updates/)
 # or the in-tree ib_ipoib, so that a mixed fabric proves both directions.
@@ -30,7 +30,7 @@
 # The nodes meet at barriers; every wait is bounded.
 set -u
 . "$(dirname "$0")/../../stack/guest/lib.sh"
-t=${TESTNAME:-ipoib-dgram}
+t=${TESTNAME:-ipoib-ib0}
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${NODES:-1}" != 2 ]; then
 	plan 1
@@ -169,30 +169,29 @@ ping6_ok() { ping -6 -c 1 -w 3 "$ll6%ib0" >/dev/null 2>&1; }
 expect "$t: ping6 to the peer's link-local address $ll6" wait_for 30 ping6_ok
 
 # --- 5. the test bed's IPoIB checks in datagram and connected mode -------------
-out=$(MIB=${MIB:-256} IPOIB_MODES="datagram connected" TESTNAME="$t-traffic" \
-	bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
-rc=$?
-printf '%s\n' "$out"
 t_re=$(printf '%s' "$t" | sed 's/[][\\.*^$+?(){}|]/\\&/g')
-if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic: all [0-9]+ planned checks reported"; then
-	pass "$t: the test bed's datagram- and connected-mode checks ran to their end"
-else
-	fail "$t: the test bed's datagram- and connected-mode checks ran to their end" "exit $rc"
-fi
-
+# testbed SUFFIX WHAT VAR=VALUE...: tests/testbed/guest/ipoib.sh with the
+# variables given, named $t-SUFFIX; one check that it ran to its end
+testbed() {
+	local sfx=$1 what=$2 out rc
+	shift 2
+	out=$(env "$@" TESTNAME="$t-$sfx" bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-$sfx: all [0-9]+ planned checks reported"; then
+		pass "$t: $what ran to its end"
+	else
+		fail "$t: $what ran to its end" "exit $rc"
+	fi
+}
+testbed traffic "the test bed's datagram- and connected-mode checks" \
+	MIB="${MIB:-256}" IPOIB_MODES="datagram connected"
 # the same over IPv6 (a smaller stream)
-out=$(MIB=${MIB6:-64} IPOIB_FAMILY=6 IPOIB_MODES="datagram connected" TESTNAME="$t-traffic6" \
-	bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic6: all [0-9]+ planned checks reported"; then
-	pass "$t: the same over IPv6 ran to its end"
-else
-	fail "$t: the same over IPv6 ran to its end" "exit $rc"
-fi
+testbed traffic6 "the same over IPv6" \
+	MIB="${MIB6:-64}" IPOIB_FAMILY=6 IPOIB_MODES="datagram connected"
 
 # --- 6. the 4K MTU: opensm's broadcast group at MTU 4096 (mtu=5) -------------
-parts=/tmp/ipoib-dgram-partitions.conf
+parts=/tmp/ipoib-ib0-partitions.conf
 mtu_is() { [ "$(cat "$ib0_sys/mtu" 2>/dev/null)" = "$1" ]; }
 if [ "$NODE" = 1 ]; then
 	echo 'Default=0x7fff,ipoib,mtu=5:ALL=full;' >"$parts"
@@ -203,15 +202,8 @@ expect "$t: ib0's MTU follows the new group: 4092" wait_for 180 mtu_is 4092
 XCHG_BOUND=240 barrier "$t: 4K" || echo "note: the other node did not come to the barrier"
 ping4k() { ping -c 1 -w 3 -M 'do' -s 4000 "$ib0_peer" >/dev/null 2>&1; }
 expect "$t: a 4000-byte ping, not fragmented" wait_for 60 ping4k
-out=$(MIB=${MIB4K:-64} IPOIB_MODES=datagram TESTNAME="$t-traffic4k" \
-	bash "$here/../../testbed/guest/ipoib.sh" 2>&1)
-rc=$?
-printf '%s\n' "$out"
-if [ "$rc" = 0 ] && contains "$out" "^PASS $t_re-traffic4k: all [0-9]+ planned checks reported"; then
-	pass "$t: the datagram-mode transfer at MTU 4092 ran to its end"
-else
-	fail "$t: the datagram-mode transfer at MTU 4092 ran to its end" "exit $rc"
-fi
+testbed traffic4k "the datagram-mode transfer at MTU 4092" \
+	MIB="${MIB4K:-64}" IPOIB_MODES=datagram
 XCHG_BOUND=400 barrier "$t: 4K done" || echo "note: the other node did not come to the barrier"
 if [ "$NODE" = 1 ]; then
 	expect "$t: opensm started again as guest-init does" eval 'sm_stop 1 && sm_start_up 1'
