@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ib0 in datagram and connected mode as a lab admin sees it, on two nodes under opensm
+# ib0 in datagram and connected mode as a lab admin sees it, on two nodes
+# under opensm
 # (tests/vm/run --nodes 2 --sm).  Each node checks its own stack's ib0
 # with the same expectations: ours (ipoib/, loaded at boot from updates/)
 # or the in-tree ib_ipoib, so that a mixed fabric proves both directions.
