@@ -94,5 +94,6 @@ void kcm_run_timeout(void);
 void kcm_run_mra(void);
 void kcm_run_sidr(void);
 void kcm_run_disc(void);
+void kcm_run_lap(void);
 
 #endif

@@ -87,6 +87,7 @@ static const struct {
 	{ "mra", kcm_run_mra },
 	{ "sidr", kcm_run_sidr },
 	{ "disc", kcm_run_disc },
+	{ "lap", kcm_run_lap },
 	/* two nodes, not part of "all" */
 	{ "serve", kcm_run_serve },
 	{ "remote", kcm_run_remote },
@@ -94,7 +95,7 @@ static const struct {
 };
 
 /* the two-node commands, run only by name */
-#define KCM_ALL	6
+#define KCM_ALL	7
 
 static int kcm_cmd_set(const char *val, const struct kernel_param *kp)
 {
@@ -138,7 +139,7 @@ static const struct kernel_param_ops kcm_cmd_ops = {
 	.set = kcm_cmd_set,
 };
 module_param_cb(cmd, &kcm_cmd_ops, NULL, 0200);
-MODULE_PARM_DESC(cmd, "checks to run: conn, rej, timeout, mra, sidr, disc, all (one node); serve, remote, unserve (two nodes)");
+MODULE_PARM_DESC(cmd, "checks to run: conn, rej, timeout, mra, sidr, disc, lap, all (one node); serve, remote, unserve (two nodes)");
 
 static int kcm_add(struct ib_device *device)
 {

@@ -106,6 +106,12 @@ static void kcm_log(struct kcm_side *s, const struct ib_cm_event *event)
 	case IB_CM_SIDR_REQ_ERROR:
 		e.reason = event->param.send_status;
 		break;
+	case IB_CM_LAP_RECEIVED:
+		/* the alternate path as the receiver sees it: DLID, SLID, rate */
+		e.value = be32_to_cpu(sa_path_get_dlid(event->param.lap_rcvd.alternate_path)) |
+			  be32_to_cpu(sa_path_get_slid(event->param.lap_rcvd.alternate_path)) << 16;
+		e.reason = event->param.lap_rcvd.alternate_path->rate;
+		break;
 	default:
 		break;
 	}

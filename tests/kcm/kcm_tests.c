@@ -4,10 +4,14 @@
  * (the passive side, "pas") of one card cabled to itself: a connection
  * with data both ways and its release; REJs; a REQ that times out and a
  * REQ's sender that gives up; an MRA that buys time; SIDR; disconnects
- * from the passive side, from both sides at once, and by destruction.
+ * from the passive side, from both sides at once, and by destruction; a
+ * LAP (written here: ib_cm no longer sends one) and its MRA.
  */
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/string.h>
+#include <rdma/ib_mad.h>
+#include <ibstack/compat.h>
 #include "kcm.h"
 
 #define KCM_SID(n)	cpu_to_be64(0x1000000000000ULL + (n))
@@ -320,6 +324,116 @@ void kcm_run_disc(void)
 	msleep(200);
 	kcm_check(!pas.cm_id,
 		  "cm-disc: a handler's non-zero return destroys its cm_id", "still there");
+out:
+	kcm_teardown();
+}
+
+/* --- LAP: the passive side of a connection gets an alternate path ------------ */
+
+static DECLARE_COMPLETION(kcm_lap_done);
+static enum ib_wc_status kcm_lap_status;
+
+static void kcm_lap_sent(struct ib_mad_agent *agent,
+			 struct ib_mad_send_wc *wc)
+{
+	kcm_lap_status = wc->status;
+	complete(&kcm_lap_done);
+}
+
+/*
+ * A LAP (IBA 12.6.12, table 115) as the active side of act's connection
+ * would send it, from port 1's QP1 to port 2's, proposing the alternate
+ * path from LID local_lid to LID remote_lid at rate; 0 once sent.
+ */
+static int kcm_send_lap(u16 local_lid, u16 remote_lid, u8 rate)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	struct ib_mad_send_buf *buf;
+	struct ib_mad_agent *agent;
+	struct ib_mad_hdr *hdr;
+	struct ib_ah *ah;
+	u8 *d;
+	int ret;
+
+	agent = ib_register_mad_agent(kcm.device, 1, IB_QPT_GSI, NULL, 0,
+				      kcm_lap_sent, NULL, NULL, 0);
+	if (IS_ERR(agent))
+		return PTR_ERR(agent);
+	rdma_ah_set_dlid(&attr, kcm.attr[1].lid);
+	rdma_ah_set_port_num(&attr, 1);
+	ah = rdma_create_ah(agent->qp->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	if (IS_ERR(ah)) {
+		ret = PTR_ERR(ah);
+		goto err_agent;
+	}
+	buf = ib_create_send_mad(agent, 1, 0, 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				 GFP_KERNEL, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		goto err_ah;
+	}
+	hdr = buf->mad;
+	hdr->base_version = IB_MGMT_BASE_VERSION;
+	hdr->mgmt_class = IB_MGMT_CLASS_CM;
+	hdr->class_version = 2;
+	hdr->method = IB_MGMT_METHOD_SEND;
+	hdr->tid = cpu_to_be64(0x6b636d4c41500001ULL);	/* "kcmLAP" */
+	hdr->attr_id = cpu_to_be16(0x0019);		/* LAP */
+	d = (u8 *)buf->mad + IB_MGMT_MAD_HDR;
+	memcpy(d, &act.cm_id->local_id, 4);		/* local comm ID */
+	memcpy(d + 4, &act.cm_id->remote_id, 4);	/* remote comm ID */
+	put_unaligned_be32(pas.qp->qp_num << 8 | 20 << 3, d + 12);	/* QPN, timeout */
+	put_unaligned_be16(local_lid, d + 20);
+	put_unaligned_be16(remote_lid, d + 22);
+	memcpy(d + 24, kcm.gid[0].raw, 16);		/* alternate local GID */
+	memcpy(d + 40, kcm.gid[1].raw, 16);		/* alternate remote GID */
+	d[61] = rate & 0x3f;				/* packet rate */
+	d[63] = 18 << 3;				/* local ACK timeout */
+	buf->ah = ah;
+	reinit_completion(&kcm_lap_done);
+	ret = ib_post_send_mad(buf, NULL);
+	if (!ret) {
+		wait_for_completion(&kcm_lap_done);
+		ret = kcm_lap_status == IB_WC_SUCCESS ? 0 : -EIO;
+	}
+	ib_free_send_mad(buf);
+err_ah:
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+err_agent:
+	ib_unregister_mad_agent(agent);
+	return ret;
+}
+
+void kcm_run_lap(void)
+{
+	u16 act_lid = kcm.attr[0].lid, pas_lid = kcm.attr[1].lid;
+	const u8 rate = IB_RATE_40_GBPS;
+	unsigned int p = 0;
+	struct kcm_event *e;
+	int ret;
+
+	if (!kcm_setup("cm-lap", KCM_SID(6), KCM_ACCEPT))
+		goto out;
+	if (!kcm_establish("cm-lap: REQ, REP, RTU: established on both sides", KCM_SID(6)))
+		goto out;
+	/* past the connection's own events */
+	kcm_wait(&pas, IB_CM_RTU_RECEIVED, &p, 0);
+
+	ret = kcm_send_lap(act_lid, pas_lid, rate);
+	kcm_check(!ret, "cm-lap: a LAP for the connection goes out", "%d", ret);
+	e = ret ? NULL : kcm_wait(&pas, IB_CM_LAP_RECEIVED, &p, KCM_WAIT_MS);
+	kcm_check(e && e->value == (act_lid | (u32)pas_lid << 16) && e->reason == rate,
+		  "cm-lap: the passive side gets LAP_RECEIVED with the alternate path (DLID, SLID, rate)",
+		  "%s (value %#x, rate %d; want %#x, %d)", e ? "wrong path" : "missing",
+		  e ? e->value : 0, e ? e->reason : -1, act_lid | (u32)pas_lid << 16, rate);
+	ret = e ? ib_send_cm_mra(pas.cm_id, 20, NULL, 0) : -ENOENT;
+	kcm_check(!ret, "cm-lap: the passive side answers the LAP with an MRA", "%d", ret);
+
+	/* the same LAP again: a duplicate, answered by the MRA, no event */
+	ret = kcm_send_lap(act_lid, pas_lid, rate);
+	e = ret ? NULL : kcm_wait(&pas, IB_CM_LAP_RECEIVED, &p, 1000);
+	kcm_check(!ret && !e, "cm-lap: a duplicate LAP makes no second event",
+		  "send %d, %s", ret, e ? "a second LAP_RECEIVED" : "");
 out:
 	kcm_teardown();
 }

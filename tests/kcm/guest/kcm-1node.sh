@@ -21,7 +21,7 @@ files="apr drep dreq lap mra rej rep req rtu sidr_rep sidr_req"
 # load (2), cap bit per port (2), directories per port (2), the run (1;
 # the module's own PASS and FAIL lines come on top), counters (3), unload
 # (3), cap bit cleared (2), directories gone (1)
-plan 16
+plan 18
 
 # cap_cm PORT: the port's capability mask has IsCommunicationManagementSupported
 cap_cm() {
@@ -65,6 +65,8 @@ for p in 1 2; do
 	fi
 done
 
+lap0=$(counter 2 cm_rx_msgs lap)
+dup0=$(counter 2 cm_rx_duplicates lap)
 req0=$(counter 2 cm_rx_msgs req)
 rep0=$(counter 1 cm_rx_msgs rep)
 sidr0=$(counter 2 cm_tx_msgs sidr_rep)
@@ -95,6 +97,17 @@ if grown "$rep0" "$(counter 1 cm_rx_msgs rep)" 4; then
 	pass "$t: port 1 counted the REPs it received (cm_rx_msgs/rep)"
 else
 	fail "$t: port 1 counted the REPs it received" "$rep0 -> $(counter 1 cm_rx_msgs rep)"
+fi
+# the LAP scenario sends one LAP and the same again
+if grown "$lap0" "$(counter 2 cm_rx_msgs lap)" 2; then
+	pass "$t: port 2 counted the LAPs it received (cm_rx_msgs/lap)"
+else
+	fail "$t: port 2 counted the LAPs it received" "$lap0 -> $(counter 2 cm_rx_msgs lap)"
+fi
+if grown "$dup0" "$(counter 2 cm_rx_duplicates lap)" 1; then
+	pass "$t: port 2 counted the duplicate LAP (cm_rx_duplicates/lap)"
+else
+	fail "$t: port 2 counted the duplicate LAP" "$dup0 -> $(counter 2 cm_rx_duplicates lap)"
 fi
 if grown "$sidr0" "$(counter 2 cm_tx_msgs sidr_rep)" 2; then
 	pass "$t: port 2 counted the SIDR REPs it sent (cm_tx_msgs/sidr_rep)"
