@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Comparisons of one stack's outputs with another's (tests/run-checks):
-the sysfs tree of mlx4_0 (tests/stack/guest/sysfs-tree.sh's dump) and the
-infiniband-diags outputs (tests/stack/guest/diags.sh's files), field by
-field.  Each function returns PASS/FAIL lines; A is the reference (the
+the sysfs trees of mlx4_0, ib0 and ib0's child and ethtool's outputs of
+ib0 (tests/stack/guest/sysfs-tree.sh's dumps), the infiniband-diags outputs
+(tests/stack/guest/diags.sh's files) and ibv_devinfo's, field by field.  Each function returns PASS/FAIL lines; A is the reference (the
 in-tree stack), B the stack under test.  What may differ is listed here,
 each with its reason.
 """
@@ -15,33 +15,26 @@ import re
 # Entries that may exist under one stack only (shell patterns; * also
 # matches "/"), each with the reason.
 MAY_LACK = [
-    # ib_cm's per-port counters: ib_cm adds them when it is loaded; the
-    # inbox stack always has it (ib_ipoib needs it), ours loads a CM only
-    # once it provides one
-    "ports/*/cm_rx_duplicates", "ports/*/cm_rx_duplicates/*",
-    "ports/*/cm_rx_msgs", "ports/*/cm_rx_msgs/*",
-    "ports/*/cm_tx_msgs", "ports/*/cm_tx_msgs/*",
-    "ports/*/cm_tx_retries", "ports/*/cm_tx_retries/*",
+    # none: ours loads ib_cm with its ib_ipoib as the in-tree stack does,
+    # so the cm_* counters are under both
 ]
 # Entries whose value format may differ, each with the reason.
 MAY_DIFFER = [
-    # the counters move with traffic and time (the class of a number is
-    # the same anyway; listed in case one side reads before a counter
-    # exists)
-    "hw_counters/lifespan",
+    # none: every counter is a number under both stacks
 ]
 # Values that must be identical under both stacks (the card and opensm
 # decide them, not the stack: opensm sweeps the same topology in the same
-# order under both, its port first, and gives out the same LIDs).  Not
-# compared exactly: cap_mask (ib_cm and the MAD layer set bits when
-# loaded), node_desc (any stack may name the node), the counters.
+# order under both, its port first, and gives out the same LIDs; the
+# capability mask is the MAD layer's, ib_cm's and the SM's bits, loaded
+# alike under both).  Not compared exactly: node_desc (any stack may name
+# the node), the counters.
 SAME_VALUE = [
     "node_type", "fw_ver", "hca_type", "board_id", "hw_rev", "node_guid", "sys_image_guid",
     "ports/1/link_layer", "ports/1/rate", "ports/1/state", "ports/1/phys_state",
     "ports/1/lid", "ports/1/lid_mask_count", "ports/1/sm_lid", "ports/1/sm_sl",
-    "ports/1/pkeys/0", "ports/1/gids/0",
+    "ports/1/pkeys/0", "ports/1/gids/0", "ports/1/cap_mask",
     "ports/2/link_layer", "ports/2/rate", "ports/2/state", "ports/2/phys_state",
-    "ports/2/lid", "ports/2/sm_lid", "ports/2/pkeys/0", "ports/2/gids/0",
+    "ports/2/lid", "ports/2/sm_lid", "ports/2/pkeys/0", "ports/2/gids/0", "ports/2/cap_mask",
 ]
 
 # --- the diags comparison ---------------------------------------------------
@@ -58,18 +51,12 @@ DIAGS_SKIP = [
     "*sminfo:activity count",
     # when ibnetdiscover ran
     "*ibnetdiscover:Topology file",
-    # the names smpquery gives CapMask's bits: CapMask itself is compared
-    # (masked as below)
-    "*smpquery-portinfo-*:CapMask (flags)",
 ]
-# Fields compared only in the bits of a mask, each with the reason.
+# Fields compared only in the bits of a mask, as (FIELD-PATTERN, MASK),
+# each with the reason.
 DIAGS_MASK = [
-    # IsCommunicationManagementSupported (0x10000): ib_cm sets it on the
-    # ports it serves; the inbox stack always loads ib_cm (ib_ipoib needs
-    # it), ours has no CM yet
-    ("*smpquery-portinfo-*:CapMask", 0xfffeffff),
-    ("ibstat:Port */Capability mask", 0xfffeffff),
-    ("*saquery-s:capability_mask", 0xfffeffff),
+    # none: ours sets IsCommunicationManagementSupported as the in-tree
+    # stack does (ib_cm is loaded with ib_ipoib under both)
 ]
 skip = DIAGS_SKIP
 masks = DIAGS_MASK
@@ -145,6 +132,91 @@ def compare_trees(name, fa, fb, la="inbox", lb="ours", may_lack=MAY_LACK,
         else:
             res(A[p][2] == B[p][2], "%s as under %s ('%s')" % (p, la, A[p][2]),
                 "%s '%s'" % (lb, B[p][2]))
+    return out
+
+
+# --- the network interfaces' comparison ---------------------------------------
+# ib0's tree and its legacy child's (sysfs-tree.sh's dumps of
+# /sys/class/net/IF): the same entries, modes and value formats as in
+# compare_trees, and every value the same too, links' targets included,
+# but for those below (shell patterns), each with its reason, compared by
+# their format only or as their normaliser makes them.
+NET_VALUE_MAY_DIFFER = [
+    # the traffic counters: IPv6 autoconfiguration, MLD and IGMP send
+    # what they send when their timers say
+    "statistics/*",
+    # the send queue's dynamic limit and what is in flight follow the
+    # traffic
+    "queues/tx-*/byte_queue_limits/inflight", "queues/tx-*/byte_queue_limits/limit",
+]
+# Values compared as a function makes them, each with its reason.
+NET_NORMALISE = {
+    # bytes 1-3 of the 20-byte address are the UD QP's number, which each
+    # stack's QP allocation gives; the flags byte and the GID must match
+    "address": lambda v: re.sub(r"^(..):..:..:..:", r"\1:QQ:QQ:QQ:", v),
+}
+
+
+def compare_net(name, fa, fb, la="inbox", lb="ours", may_differ=None, normalise=None):
+    """two dumps of /sys/class/net/IF (FA the reference), as PASS/FAIL lines"""
+    may_differ = NET_VALUE_MAY_DIFFER if may_differ is None else may_differ
+    normalise = NET_NORMALISE if normalise is None else normalise
+    out = compare_trees(name, fa, fb, la, lb, may_lack=[], may_differ=[], same=[])
+    if any(x.startswith("FAIL %s: compare" % name) for x in out):
+        return out
+    res = _res(out, name)
+    A, B = load(fa), load(fb)
+    diffs, n = [], 0
+    for p in sorted(p for p in A if p in B):
+        if A[p][1] in ("dir", "-") or hit(p, may_differ):
+            continue
+        f = normalise.get(p, lambda v: v)
+        n += 1
+        if f(A[p][2]) != f(B[p][2]):
+            diffs.append("%s: %s '%s', %s '%s'" % (p, la, A[p][2], lb, B[p][2]))
+    res(not diffs, "the same values on %d entries (%d by their format only, %d normalised)"
+        % (n, sum(1 for p in A if p in B and hit(p, may_differ)), len(normalise)),
+        "; ".join(diffs[:12]) + (" (and %d more)" % (len(diffs) - 12) if len(diffs) > 12 else ""))
+    return out
+
+
+# ethtool's outputs (sysfs-tree.sh: one file per option, the output then
+# "exit status N"; -S with the counters' names only), line by line; lines
+# that may differ as (FILE-PATTERN, LINE-REGEX), each with its reason.
+ETHTOOL_MAY_DIFFER = [
+    # none: the ethtool core gives version (the kernel's release) to both,
+    # firmware-version and bus-info are the card's
+]
+
+
+def compare_ethtool(name, da, db, la="inbox", lb="ours", may_differ=None):
+    """two directories of ethtool's outputs (DA the reference), as PASS/FAIL lines"""
+    may_differ = ETHTOOL_MAY_DIFFER if may_differ is None else may_differ
+    out = []
+    res = _res(out, name)
+    files_a = sorted(os.path.basename(p) for p in glob.glob(os.path.join(da or "", "*.txt")))
+    files_b = sorted(os.path.basename(p) for p in glob.glob(os.path.join(db or "", "*.txt")))
+    if not files_a or not files_b:
+        res(False, "compare %s with %s" % (lb, la), "no output from %s" % (la if not files_a else lb))
+        return out
+    res(files_a == files_b, "%s ran the %d commands %s did" % (lb, len(files_a), la),
+        "%s: %s; %s: %s" % (la, " ".join(files_a), lb, " ".join(files_b)))
+    for f in files_a:
+        if f not in files_b:
+            continue
+        skip_re = [re.compile(r) for fp, r in may_differ if fnmatch.fnmatchcase(f[:-4], fp)]
+        def lines(d):
+            return [x.rstrip() for x in open(os.path.join(d, f), errors="replace")
+                    if x.strip() and not any(r.search(x) for r in skip_re)]
+        A, B = lines(da), lines(db)
+        diffs = ["line %d: %s '%s', %s '%s'" % (i + 1, la, a.strip(), lb, b.strip())
+                 for i, (a, b) in enumerate(zip(A, B)) if a != b]
+        if len(A) != len(B):
+            diffs.append("%d lines under %s, %d under %s (%s: %s)" % (
+                len(A), la, len(B), lb, la if len(A) > len(B) else lb,
+                " | ".join(x.strip() for x in (A if len(A) > len(B) else B)[min(len(A), len(B)):][:4])))
+        res(not diffs, "ethtool %s: %d lines as under %s" % (f[:-4], len(A), la),
+            "; ".join(diffs[:6]) + (" (and %d more)" % (len(diffs) - 6) if len(diffs) > 6 else ""))
     return out
 
 

@@ -17,7 +17,7 @@ import os
 import re
 
 import selftest
-from compare import compare_devinfo, compare_diags, compare_trees
+from compare import compare_devinfo, compare_diags, compare_ethtool, compare_net, compare_trees
 from engine import TOP, Boot, Group, in_tier, release, sh
 
 TB = "tests/testbed/guest"
@@ -178,6 +178,18 @@ def cmp_sysfs(name, ref, test):
     return lambda ctx: compare_trees(name, ctx.out_path(ref), ctx.out_path(test))
 
 
+def cmp_net(name, ref, test, suffix):
+    """sysfs-tree.sh's other outputs, next to its OUT: -ib0.txt, -ib0.8001.txt
+    (compare_net), -ethtool (compare_ethtool)"""
+    def run(ctx):
+        fa, fb = (ctx.out_path(x) for x in (ref, test))
+        fa, fb = (p[:-len(".txt")] + suffix if p else None for p in (fa, fb))
+        if suffix == "-ethtool":
+            return compare_ethtool(name, fa, fb)
+        return compare_net(name, fa, fb)
+    return run
+
+
 def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
     def run(ctx):
         return compare_diags(name, ctx.out_path(ref, node, sub or ""),
@@ -249,7 +261,8 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("srp-" + k, inbox(k), TB + "/srp.sh", env={"SRP_FR": SRP_FR}, last=True, tier=tier)
 
 # --- our stack, compared with the in-tree one -----------------------------------------
-g = group("sysfs", "/sys/class/infiniband/mlx4_0 of ours against the in-tree stack's")
+g = group("sysfs", "/sys/class/infiniband/mlx4_0, /sys/class/net/ib0 and its child's, ethtool's "
+          "outputs of ib0, of ours against the in-tree stack's")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("sysfs-inbox-" + k, inbox(k), ST + "/sysfs-tree.sh", out="file", tier=tier,
            first=True)
@@ -257,6 +270,10 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
            first=True)
     g.compare("sysfs-" + k, cmp_sysfs("sysfs-" + k, "sysfs-inbox-" + k, "sysfs-ours-" + k),
               ["sysfs-inbox-" + k, "sysfs-ours-" + k], tier=tier)
+    for what, suffix in (("ib0", "-ib0.txt"), ("ib0.8001", "-ib0.8001.txt"), ("ethtool", "-ethtool")):
+        nm = "sysfs-%s-%s" % (what, k)
+        g.compare(nm, cmp_net(nm, "sysfs-inbox-" + k, "sysfs-ours-" + k, suffix),
+                  ["sysfs-inbox-" + k, "sysfs-ours-" + k], tier=tier)
 
 g = group("diags", "infiniband-diags under ours against the in-tree stack, field by field")
 for k in ("6.1", "6.12"):

@@ -131,6 +131,36 @@ def run(ctx):
                     compare.compare_trees("cmp", os.path.join(a, "none"), os.path.join(b, "none")),
                     r"no dump from inbox and ours")
 
+    # ib0's dumps: a value (not only its format) that differs fails; the
+    # address's QP number and a counter may differ, its GID may not
+    def net(d, qpn, gid, qlen, rx):
+        f = os.path.join(d, "ib0.txt")
+        with open(f, "w") as o:
+            for k, v in (("address", "80:%s:fe:80:00:00:00:00:00:00:00:02:c9:03:00:a0:00:%s" % (qpn, gid)),
+                         ("tx_queue_len", qlen), ("statistics/rx_bytes", rx)):
+                o.write("%s\t444\t%s\t%s\n" % (k, "9" if k != "address" else "hh:" * 19 + "hh", v))
+        return f
+    yield from case("ib0's dumps differing in the QP number and a counter only pass",
+                    compare.compare_net("cmp", net(a, "00:02:08", "11", "256", "0"),
+                                        net(b, "00:00:48", "11", "256", "712")), None)
+    yield from case("ib0's dumps with another value of the same format fail",
+                    compare.compare_net("cmp", net(a, "00:02:08", "11", "256", "0"),
+                                        net(b, "00:02:08", "11", "128", "0")),
+                    r"tx_queue_len: inbox '256', ours '128'")
+    yield from case("ib0's address with another GID fails",
+                    compare.compare_net("cmp", net(a, "00:02:08", "11", "256", "0"),
+                                        net(b, "00:02:08", "12", "256", "0")), r"address: inbox")
+    # ethtool's outputs: a line that differs, a command run on one side only
+    for x, v in ((a, "on"), (b, "off")):
+        with open(os.path.join(x, "k.txt"), "w") as f:
+            f.write("Features for ib0:\nrx-checksumming: %s\nexit status 0\n" % v)
+    yield from case("an ethtool line that differs fails", compare.compare_ethtool("cmp", a, b),
+                    r"ethtool k: .*line 2: inbox 'rx-checksumming: on', ours 'rx-checksumming: off'")
+    with open(os.path.join(a, "g.txt"), "w") as f:
+        f.write("netlink error: Operation not supported\nexit status 1\n")
+    yield from case("an ethtool command with no output under the tested stack fails",
+                    compare.compare_ethtool("cmp", a, b), r"ours ran the 4 commands inbox did")
+
     # the guest library's plans
     lib = os.path.join(engine.TOP, "tests/testbed/guest/lib.sh")
 
