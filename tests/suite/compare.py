@@ -384,9 +384,6 @@ DEVINFO_MAY_DIFFER = {
     # upstream reports ~0; ours the card's own limit from QUERY_DEV_CAP
     # (2^63 bytes on the model): either is beyond any registration
     "max_mr_size": "the card's QUERY_DEV_CAP limit, not ~0",
-    # the port's CM_SUP bit: ib_cm sets it while loaded (the in-tree
-    # stack always has it); ours has no CM yet (issue 15)
-    "port:port_cap_flags": "CM_SUP: no ib_cm of ours yet",
 }
 
 
