@@ -1124,9 +1124,9 @@ int ipoib_set_mode(struct net_device *dev, bool connected)
 		if (!(dev->dev_addr[0] & IPOIB_ADDR_RC) || !priv->cm.srq)
 			return -EINVAL;
 		set_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
+		ipoib_warn(priv, "enabling connected mode will cause multicast packet drops\n");
 		netdev_update_features(dev);
 		dev_set_mtu(dev, priv->cm.max_mtu);
-		ipoib_warn(priv, "enabling connected mode will cause multicast packet drops\n");
 	} else {
 		clear_bit(IPOIB_FLAG_ADMIN_CM, &priv->flags);
 		netdev_update_features(dev);
