@@ -53,6 +53,18 @@ if [ ! -f "$work/_sanity.o" ]; then
 	exit 1
 fi
 
+# A probe without its object must have failed with a compiler error of its
+# own: one that left no trace was cut short (the build killed half-way), and
+# its absence would be taken for an old kernel's
+for n in "${names[@]}"; do
+	[ -f "$work/$n.o" ] && continue
+	if ! grep -Eq "/$n\.c:[0-9]+:[0-9]+: (fatal )?error" "$work/probe.log"; then
+		echo "compat-probe: probe $n neither compiled nor failed with an error" \
+			"(interrupted?); log: $work/probe.log" >&2
+		exit 1
+	fi
+done
+
 tmp=$out.tmp.$$
 {
 	echo "/* SPDX-License-Identifier: GPL-2.0 */"
