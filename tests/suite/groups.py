@@ -431,7 +431,7 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
            needs=("upstream-ipoib",), tier=tier, timeout=900)
 # upstream's IPoIB on node 1 against our own ib_ipoib on node 2
 g.item("ipoib-upstream-vs-ours-6.1", ours("6.1", nodes=2), "tests/upstream-ipoib/guest/ipoib-upstream.sh",
-       env={"UPSTREAM_NODES": "1"}, needs=("upstream-ipoib",), tier="both", timeout=900)
+       env={"UPSTREAM_NODES": "1"}, needs=("upstream-ipoib",), tier="full", timeout=900)
 for order in (("inbox", "ours"), ("ours", "inbox")):
     g.item("ipoib-upstream-mixed-" + "+".join(order), Boot(stacks=order, nodes=2),
            "tests/upstream-ipoib/guest/ipoib-upstream.sh", needs=("upstream-ipoib",), tier="full",
@@ -439,7 +439,8 @@ for order in (("inbox", "ours"), ("ours", "inbox")):
 
 IP = "tests/ipoib/guest"
 g = group("ipoib", "our ib_ipoib (ipoib/): ib0's identity, MTU rules, ethtool, debugfs, ping, "
-          "ping6, TCP in datagram mode; P_Key children; two nodes of ours and a mixed fabric")
+          "ping6, TCP over IPv4 and IPv6 in both modes and at the 4K MTU; P_Key children; a "
+          "stream through faults; two nodes of ours and mixed fabrics")
 for k, tier in (("6.1", "both"), ("6.12", "full")):
     g.item("ipoib-ib0-ours-" + k, ours(k, nodes=2), IP + "/ipoib-ib0.sh", tier=tier,
            timeout=900)
@@ -449,15 +450,16 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
            IP + "/ipoib-ib0.sh", tier=tier, timeout=900)
 # a TCP stream through mode switches, a cable pull, the SM moving, a client
 # reregister, a catastrophic error and rmmod; then 50 load/unload cycles
+# (make check-full: the faults and the children's churn take minutes each)
 g.item("ipoib-faults-ours-6.1", ours("6.1", nodes=2), IP + "/ipoib-faults.sh",
-       after=catas_reset, tier="both", timeout=1800)
+       after=catas_reset, tier="full", timeout=1800)
 g.item("ipoib-faults-ours-6.12", ours("6.12", nodes=2), IP + "/ipoib-faults.sh",
        after=catas_reset, tier="full", timeout=1800)
 g.item("ipoib-faults-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
        IP + "/ipoib-faults.sh", after=catas_reset, tier="full", timeout=1800)
 # P_Key children (legacy and rtnl) under opensm's partition 0x8001, and their churn
-for k, tier in (("6.1", "both"), ("6.12", "full")):
-    g.item("ipoib-child-ours-" + k, ours(k, nodes=2), IP + "/ipoib-child.sh", tier=tier,
+for k in ("6.1", "6.12"):
+    g.item("ipoib-child-ours-" + k, ours(k, nodes=2), IP + "/ipoib-child.sh", tier="full",
            timeout=1200)
 g.item("ipoib-child-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
        IP + "/ipoib-child.sh", tier="full", timeout=1200)
