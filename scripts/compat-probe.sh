@@ -58,7 +58,7 @@ fi
 # its absence would be taken for an old kernel's
 for n in "${names[@]}"; do
 	[ -f "$work/$n.o" ] && continue
-	if ! grep -Eq "/$n\.c:[0-9]+:[0-9]+: (fatal )?error" "$work/probe.log"; then
+	if ! grep -Eq "(^|/)$n\.c:[0-9]+:[0-9]+: (fatal )?error" "$work/probe.log"; then
 		echo "compat-probe: probe $n neither compiled nor failed with an error" \
 			"(interrupted?); log: $work/probe.log" >&2
 		exit 1
