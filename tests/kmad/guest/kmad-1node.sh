@@ -20,7 +20,9 @@ ko=$(make -s -C "$stack_top" print-builddir KVER="$KVER")/tests/kmad/ibstack_kma
 # ib_mad, the module built, loaded, its done line, the count of its lines,
 # its unload, the unload of ib_mad's users and of ib_mad (8); with SM_STOP
 # opensm stopped and the ports still ACTIVE (2)
-if [ "${SM_STOP:-0}" = 1 ]; then plan 10; else plan 8; fi
+# our ib_ipoib (loaded at boot) holds ib_cm, whose agent owns the CM class
+# the module registers on port 2: both go first (1)
+if [ "${SM_STOP:-0}" = 1 ]; then plan 11; else plan 9; fi
 
 # shellcheck disable=SC2317 # called through expect
 sm_gone() { sm_stop && ! sm_up; }
@@ -31,6 +33,10 @@ if [ "${SM_STOP:-0}" = 1 ]; then
 	expect "$t: both ports still ACTIVE with their LIDs" lids_kept
 fi
 
+ipoib_park
+# shellcheck disable=SC2317 # called through expect
+cm_gone() { [ ! -e /sys/module/ib_cm ] || modprobe -r ib_cm; }
+expect "$t: no ib_cm (the module registers the CM class itself)" cm_gone
 expect "$t: modprobe ib_mad" modprobe ib_mad
 expect "$t: the test module is built ($ko)" [ -f "$ko" ]
 if [ -n "${KMAD_DEBUG:-}" ]; then
@@ -71,6 +77,8 @@ expect "$t: rmmod ib_mad's users (${users[*]:-none loaded})" rmmod_all "${users[
 expect "$t: rmmod ib_mad" rmmod ib_mad
 # the node as found for the boot's next items: the stack's modules again
 reload=(ib_mad "${users[@]}")
+# shellcheck disable=SC2317 # called through expect
+reload_all() { modprobe -a "${reload[@]}" && ipoib_unpark; }
 plan_more 1
-expect "$t: ib_mad and its users load again (${reload[*]})" modprobe -a "${reload[@]}"
+expect "$t: ib_mad and its users load again (${reload[*]}, and ib_ipoib if it was)" reload_all
 exit 0
