@@ -501,7 +501,15 @@ static int ipoib_mcast_join(struct ipoib_dev *priv, struct ipoib_mcast *mcast,
 		return 0;
 
 	ret = PTR_ERR(multicast);
-	ipoib_warn_rl(priv, "ib_sa_join_multicast failed, status %d\n", ret);
+	/*
+	 * -EAGAIN: the port has no SA to ask yet (no SM, or its LID not
+	 * known): upstream's join fails the same way later, through its
+	 * callback, and logs that at debug level; so does this.
+	 */
+	if (ret == -EAGAIN)
+		ipoib_dbg_mcast(priv, "ib_sa_join_multicast failed, status %d\n", ret);
+	else
+		ipoib_warn_rl(priv, "ib_sa_join_multicast failed, status %d\n", ret);
 	__skb_queue_head_init(&drop);
 	spin_lock_irq(&priv->lock);
 	ipoib_mcast_failed(priv, mcast, &drop);
