@@ -71,16 +71,7 @@ vals=$(for f in type addr_len dev_port pkey umcast mode; do
 done)
 expect "$t: ib0's type addr_len dev_port pkey umcast mode: $vals" \
 	[ "$vals" = "32 20 0 0xffff 0 datagram " ]
-addr=$(cat "$ib0_sys/address" 2>/dev/null)
-gid=$(cat "$ibdev/ports/1/gids/0" 2>/dev/null)
-hw=${addr//:/}
-g=${gid//:/}
-qpn=$((16#${hw:2:6}))
-if [ ${#hw} = 40 ] && [ -n "$g" ] && [ "${hw:8}" = "$g" ] && [ "$qpn" -gt 1 ]; then
-	pass "$t: ib0's address holds port 1's GID and the UD QP $qpn"
-else
-	fail "$t: ib0's address holds port 1's GID and a QP number" "address '$addr', GID '$gid'"
-fi
+ib0_addr_check "$t"
 # connected mode listens in either mode: flag 0x80
 expect "$t: ib0's flags byte is 80: connected mode accepted (${hw:0:2})" [ "${hw:0:2}" = 80 ]
 bc=$(cat "$ib0_sys/broadcast" 2>/dev/null)

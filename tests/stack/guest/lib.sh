@@ -187,6 +187,22 @@ sm_start_parts() {
 	OSM_CACHE_DIR=/var/cache/opensm-port1 OSM_TMP_DIR=/var/cache/opensm-port1 \
 		setsid opensm -g "$guid" -P "$1" -f "$log" </dev/null >>"$log.out" 2>&1 &
 }
+# ib0_addr_check NAME: one check that ib0's 20-byte address holds a UD QP
+# number (bytes 1-3) and port 1's GID (bytes 4-19); sets addr and hw (the
+# address without colons) for the caller
+ib0_addr_check() {
+	local gid g qpn
+	addr=$(cat "$ib0_sys/address" 2>/dev/null)
+	gid=$(cat "$ibdev/ports/1/gids/0" 2>/dev/null)
+	hw=${addr//:/}
+	g=${gid//:/}
+	qpn=$((16#${hw:2:6}))
+	if [ ${#hw} = 40 ] && [ -n "$g" ] && [ "${hw:8}" = "$g" ] && [ "$qpn" -gt 1 ]; then
+		pass "$1: ib0's address holds port 1's GID and the UD QP $qpn"
+	else
+		fail "$1: ib0's address holds port 1's GID and a QP number" "address '$addr', GID '$gid'"
+	fi
+}
 # ipoib_park: rmmod ib_ipoib if it is loaded (our stack loads it at boot,
 # and it holds ib_cm, ib_sa and ib_core), for a test that unloads those;
 # ipoib_unpark: load it again if ipoib_park took it away (false if that
