@@ -333,7 +333,6 @@ static int ipoib_cm_req(struct ipoib_dev *priv, struct ib_cm_id *id,
 		ret = -ENETDOWN;
 		goto err_qp;
 	}
-	rx->last_rx = jiffies;
 	list_add_tail(&rx->list, &priv->cm.rx_live);
 	spin_unlock_irqrestore(&priv->lock, flags);
 	id->context = rx;
@@ -465,10 +464,6 @@ void ipoib_cm_rx_wc(struct ipoib_dev *priv, struct ib_wc *wc, bool flush)
 		ipoib_cm_post_srq(priv, i);
 		return;
 	}
-
-	rx = wc->qp->qp_context;
-	if (unlikely(time_after(jiffies, rx->last_rx + 256 * HZ)))
-		rx->last_rx = jiffies;
 
 	if (wc->byte_len < IPOIB_CM_COPYBREAK) {
 		/* a small frame: copied, the buffer posted again */
@@ -609,10 +604,8 @@ void ipoib_cm_xmit(struct ipoib_dev *priv, struct ipoib_neigh *neigh,
 	ret = ib_post_send(tx->qp, wr, NULL);
 	if (unlikely(ret)) {
 		ipoib_warn_rl(priv, "connected-mode send not posted: %d\n", ret);
-		ipoib_tx_unmap(priv, buf);
-		buf->skb = NULL;
+		ipoib_tx_buf_free(priv, buf);
 		priv->dev->stats.tx_errors++;
-		dev_kfree_skb_any(skb);
 		return;
 	}
 	tx->tx_head++;
@@ -886,11 +879,7 @@ static void ipoib_cm_tx_destroy(struct ipoib_dev *priv, struct ipoib_cm_tx *tx)
 		/* what never completed: freed here, after the QP */
 		while (tx->tx_tail != tx->tx_head) {
 			idx = tx->tx_tail & (ipoib_sendq_size - 1);
-			if (tx->ring[idx].skb) {
-				ipoib_tx_unmap(priv, &tx->ring[idx]);
-				dev_kfree_skb_any(tx->ring[idx].skb);
-				tx->ring[idx].skb = NULL;
-			}
+			ipoib_tx_buf_free(priv, &tx->ring[idx]);
 			tx->tx_tail++;
 			local_bh_disable();
 			ipoib_tx_done(priv);

@@ -228,7 +228,6 @@ struct ipoib_cm_rx {
 	struct ib_cm_id		*id;
 	struct ib_qp		*qp;
 	struct list_head	list;
-	unsigned long		last_rx;	/* jiffies, refreshed lazily */
 };
 
 struct ipoib_cm {
@@ -389,6 +388,7 @@ void ipoib_drop_tx(struct ipoib_dev *priv, struct sk_buff *skb);
 int ipoib_tx_map(struct ipoib_dev *priv, struct ipoib_tx_buf *tx,
 		 struct ib_sge *sge);
 void ipoib_tx_unmap(struct ipoib_dev *priv, struct ipoib_tx_buf *tx);
+void ipoib_tx_buf_free(struct ipoib_dev *priv, struct ipoib_tx_buf *tx);
 bool ipoib_tx_room(struct ipoib_dev *priv);
 void ipoib_tx_posted(struct ipoib_dev *priv);
 void ipoib_tx_done(struct ipoib_dev *priv);

@@ -357,6 +357,16 @@ int ipoib_tx_map(struct ipoib_dev *priv, struct ipoib_tx_buf *tx,
 	return 0;
 }
 
+/* a send slot's skb, unmapped and freed (a send that never completes) */
+void ipoib_tx_buf_free(struct ipoib_dev *priv, struct ipoib_tx_buf *tx)
+{
+	if (!tx->skb)
+		return;
+	ipoib_tx_unmap(priv, tx);
+	dev_kfree_skb_any(tx->skb);
+	tx->skb = NULL;
+}
+
 void ipoib_drop_tx(struct ipoib_dev *priv, struct sk_buff *skb)
 {
 	priv->dev->stats.tx_dropped++;
@@ -476,10 +486,8 @@ int ipoib_send(struct ipoib_dev *priv, struct sk_buff *skb,
 	ret = ib_post_send(priv->qp, &wr.wr, NULL);
 	if (unlikely(ret)) {
 		ipoib_warn_rl(priv, "send not posted: %d\n", ret);
-		ipoib_tx_unmap(priv, tx);
-		tx->skb = NULL;
+		ipoib_tx_buf_free(priv, tx);
 		dev->stats.tx_errors++;
-		dev_kfree_skb_any(skb);
 		return ret;
 	}
 	ah->last_send = ++priv->tx_head;
@@ -704,14 +712,8 @@ void ipoib_ib_stop(struct ipoib_dev *priv)
 	for (i = 0; i < ipoib_recvq_size; i++)
 		ipoib_rx_free(priv, i);
 	while (priv->tx_tail != priv->tx_head) {
-		struct ipoib_tx_buf *tx;
-
-		tx = &priv->tx_ring[priv->tx_tail & (ipoib_sendq_size - 1)];
-		if (tx->skb) {
-			ipoib_tx_unmap(priv, tx);
-			dev_kfree_skb_any(tx->skb);
-			tx->skb = NULL;
-		}
+		ipoib_tx_buf_free(priv, &priv->tx_ring[priv->tx_tail &
+						       (ipoib_sendq_size - 1)]);
 		priv->tx_tail++;
 		priv->global_tx_tail++;
 	}
