@@ -131,6 +131,13 @@ int ib_xrc_destroy_handle(struct ib_qp *qp);
  * common members (uobject from uobj).  Each logs and returns an errno as
  * the kernel verb it serves.
  */
+/*
+ * Resource tracking (restrack.h): ib_core_new_pd() and ib_core_create_cq()
+ * leave the object untracked, their callers add it once they have set what
+ * they set; ib_core_create_qp() and the other creations add it themselves.
+ * ib_core_destroy_cq() and ib_core_destroy_qp() unlist the object around
+ * the driver's destroy.
+ */
 /* pd_mr.c */
 void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type);
 int ib_core_check_mr_access(struct ib_device *device, int access, int allowed);
@@ -143,10 +150,13 @@ struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_ini
 				void *cq_context, struct ib_uobject *uobj,
 				struct ib_udata *udata);
 int ib_core_resize_cq(struct ib_cq *cq, int cqe, struct ib_udata *udata);
+struct ib_cq *ib_core_track_cq(struct ib_cq *cq, const char *caller);
+int ib_core_destroy_cq(struct ib_cq *cq);
 /* qp.c */
 struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
 				struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
-				struct ib_udata *udata);
+				struct ib_udata *udata, const char *caller);
+int ib_core_destroy_qp(struct ib_qp *qp);
 int ib_core_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata);
 /* srq.c */

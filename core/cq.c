@@ -2,12 +2,14 @@
 /* Completion queues. */
 #include <linux/module.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 /*
  * [sleep] A CQ for a kernel (uobj and udata NULL) or user caller: the
  * checks, the driver's CQ, its common members.  flags_ok: the attr->flags
  * ib_core lets through (none for kernel CQs; the driver checks a user's,
- * as 6.1 leaves them to it).
+ * as 6.1 leaves them to it).  Not tracked yet: the caller adds it once it
+ * has set what it sets (ib_core_track_cq()).
  */
 struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_init_attr *cq_attr,
 				u32 flags_ok, ib_comp_handler comp_handler,
@@ -49,13 +51,41 @@ struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_ini
 	return cq;
 }
 
+/* [sleep] a complete CQ into the tracker: a kernel one's (caller) or a user's (NULL) */
+struct ib_cq *ib_core_track_cq(struct ib_cq *cq, const char *caller)
+{
+	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
+	rdma_restrack_set_name(&cq->res, caller);
+	rdma_restrack_add(&cq->res);
+	return cq;
+}
+
+/* [sleep] the driver's destroy_cq, the CQ unlisted meanwhile (listed again if it fails) */
+int ib_core_destroy_cq(struct ib_cq *cq)
+{
+	struct rdma_restrack_del del;
+	int ret;
+
+	rdma_restrack_begin_del(&cq->res, &del);
+	ret = cq->device->ops.destroy_cq(cq);
+	if (ret) {
+		rdma_restrack_abort_del(&cq->res, &del);
+		return ret;
+	}
+	rdma_restrack_commit_del(&del);
+	return 0;
+}
+
 struct ib_cq *__ib_create_cq(struct ib_device *device, ib_comp_handler comp_handler,
 			     void (*event_handler)(struct ib_event *event, void *ctx),
 			     void *cq_context, const struct ib_cq_init_attr *cq_attr,
 			     const char *caller)
 {
-	return ib_core_create_cq(device, cq_attr, 0, comp_handler, event_handler, cq_context,
-				 NULL, NULL);
+	struct ib_cq *cq;
+
+	cq = ib_core_create_cq(device, cq_attr, 0, comp_handler, event_handler, cq_context,
+			       NULL, NULL);
+	return IS_ERR(cq) ? cq : ib_core_track_cq(cq, caller);
 }
 EXPORT_SYMBOL(__ib_create_cq);
 
@@ -75,7 +105,7 @@ int ib_destroy_cq_user(struct ib_cq *cq, struct ib_udata *udata)
 		IB_CORE_RATELIMITED("%s: a CQ of the pool\n", cq->device->name);
 		return -EOPNOTSUPP;
 	}
-	return cq->device->ops.destroy_cq(cq);
+	return ib_core_destroy_cq(cq);
 }
 EXPORT_SYMBOL(ib_destroy_cq_user);
 

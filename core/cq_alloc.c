@@ -161,9 +161,9 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 	if (!wcs)
 		return ERR_PTR(-ENOMEM);
 	/* no event comes before the CQ is armed below */
-	cq = __ib_create_cq(dev, handler, NULL, private, &attr, caller);
-	if (IS_ERR_OR_NULL(cq)) {
-		ret = cq ? PTR_ERR(cq) : -ENOMEM;
+	cq = ib_core_create_cq(dev, &attr, 0, handler, NULL, private, NULL, NULL);
+	if (IS_ERR(cq)) {
+		ret = PTR_ERR(cq);
 		goto err_wcs;
 	}
 	cq->cqe_used = 0;
@@ -190,7 +190,7 @@ struct ib_cq *__ib_alloc_cq(struct ib_device *dev, void *private, int nr_cqe,
 	/* armed once; from here on each poller run re-arms */
 	if (poll_ctx != IB_POLL_DIRECT)
 		ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
-	return cq;
+	return ib_core_track_cq(cq, caller);
 
 err_wcs:
 	kfree(wcs);
@@ -250,7 +250,7 @@ void ib_free_cq(struct ib_cq *cq)
 		break;
 	}
 	wcs = cq->wc;
-	ret = cq->device->ops.destroy_cq(cq);
+	ret = ib_core_destroy_cq(cq);
 	WARN_ONCE(ret, "ib_core: destroying a CQ of ib_alloc_cq() failed: %d\n", ret);
 	kfree(wcs);
 }

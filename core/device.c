@@ -9,6 +9,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 /* The list of devices (core_priv.h). */
 DECLARE_RWSEM(ib_devices_rwsem);
@@ -23,6 +24,8 @@ static void ib_device_release(struct device *dev)
 {
 	struct ib_device *device = container_of(dev, struct ib_device, dev);
 
+	/* objects still tracked now were leaked by their owners: reported */
+	rdma_restrack_clean(device);
 	if (device->port_data)
 		ida_free(&ib_device_index_ida, device->index);
 	kfree(device->port_data);
@@ -44,11 +47,11 @@ struct ib_device *_ib_alloc_device(size_t size)
 	if (!device)
 		return NULL;
 
+	if (rdma_restrack_init(device))
+		goto err_free;
 	device->event_wq = alloc_ordered_workqueue("ib_event", WQ_MEM_RECLAIM);
-	if (!device->event_wq) {
-		kfree(device);
-		return NULL;
-	}
+	if (!device->event_wq)
+		goto err_restrack;
 
 	device_initialize(&device->dev);
 	device->dev.class = &ib_class;
@@ -67,6 +70,12 @@ struct ib_device *_ib_alloc_device(size_t size)
 	for (i = 0; i < ARRAY_SIZE(device->cq_pools); i++)
 		INIT_LIST_HEAD(&device->cq_pools[i]);
 	return device;
+
+err_restrack:
+	rdma_restrack_clean(device);
+err_free:
+	kfree(device);
+	return NULL;
 }
 EXPORT_SYMBOL(_ib_alloc_device);
 

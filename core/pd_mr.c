@@ -2,6 +2,7 @@
 /* Protection domains and memory regions. */
 #include <linux/module.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 /*
  * What an MR may have: upstream's check, then the rights of allowed
@@ -31,7 +32,8 @@ void ib_core_mr_init(struct ib_mr *mr, struct ib_pd *pd, enum ib_mr_type type)
 
 /*
  * [sleep] The driver's PD for a kernel (uobj and udata NULL) or user
- * caller, its common members filled; no DMA MR yet (__ib_alloc_pd()'s).
+ * caller, its common members filled; no DMA MR yet (__ib_alloc_pd()'s)
+ * and not tracked yet (the caller adds it once it is complete).
  */
 struct ib_pd *ib_core_new_pd(struct ib_device *device, unsigned int flags,
 			     struct ib_uobject *uobj, struct ib_udata *udata)
@@ -49,6 +51,15 @@ struct ib_pd *ib_core_new_pd(struct ib_device *device, unsigned int flags,
 	atomic_set(&pd->usecnt, 0);
 	if (device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
 		pd->local_dma_lkey = device->local_dma_lkey;
+	return pd;
+}
+
+/* [sleep] a complete kernel PD into the tracker (its DMA MR is not tracked, as in 6.1) */
+static struct ib_pd *ib_pd_track(struct ib_pd *pd, const char *caller)
+{
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, caller);
+	rdma_restrack_add(&pd->res);
 	return pd;
 }
 
@@ -73,7 +84,7 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 		return pd;
 	if ((device->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) &&
 	    !(flags & IB_PD_UNSAFE_GLOBAL_RKEY))
-		return pd;
+		return ib_pd_track(pd, caller);
 
 	/*
 	 * ib_core's own MR over all memory: its lkey serves every kernel
@@ -98,12 +109,13 @@ struct ib_pd *__ib_alloc_pd(struct ib_device *device, unsigned int flags,
 		pd->local_dma_lkey = mr->lkey;
 	if (flags & IB_PD_UNSAFE_GLOBAL_RKEY)
 		pd->unsafe_global_rkey = mr->rkey;
-	return pd;
+	return ib_pd_track(pd, caller);
 }
 EXPORT_SYMBOL(__ib_alloc_pd);
 
 int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 {
+	struct rdma_restrack_del del;
 	struct ib_device *device;
 	int ret;
 
@@ -118,16 +130,25 @@ int ib_dealloc_pd_user(struct ib_pd *pd, struct ib_udata *udata)
 		return -EBUSY;
 	}
 
+	rdma_restrack_begin_del(&pd->res, &del);
 	if (pd->__internal_mr) {
 		ret = device->ops.dereg_mr(pd->__internal_mr);
 		if (ret) {
 			IB_CORE_RATELIMITED("%s: the PD's DMA MR: %d\n",
 					    device->name, ret);
-			return ret;
+			goto err;
 		}
 		pd->__internal_mr = NULL;
 	}
-	return device->ops.dealloc_pd(pd);
+	ret = device->ops.dealloc_pd(pd);
+	if (ret)
+		goto err;
+	rdma_restrack_commit_del(&del);
+	return 0;
+
+err:
+	rdma_restrack_abort_del(&pd->res, &del);
+	return ret;
 }
 EXPORT_SYMBOL(ib_dealloc_pd_user);
 
@@ -162,12 +183,16 @@ struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 	ib_core_mr_init(mr, pd, IB_MR_TYPE_MEM_REG);
 	mr->page_size = 1U << page_shift;
 	atomic_inc(&pd->usecnt);
+	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
+	rdma_restrack_parent_name(&mr->res, &pd->res);
+	rdma_restrack_add(&mr->res);
 	return mr;
 }
 EXPORT_SYMBOL(ibstack_reg_kernel_mr);
 
 int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 {
+	struct rdma_restrack_del del;
 	struct ib_pd *pd;
 	int ret;
 
@@ -181,9 +206,16 @@ int ib_dereg_mr_user(struct ib_mr *mr, struct ib_udata *udata)
 				    mr->device->name);
 		return -EINVAL;
 	}
+	rdma_restrack_begin_del(&mr->res, &del);
 	ret = mr->device->ops.dereg_mr(mr);
-	if (!ret && pd)
+	if (ret) {
+		/* e.g. windows still bound: the MR stays, and stays listed */
+		rdma_restrack_abort_del(&mr->res, &del);
+		return ret;
+	}
+	rdma_restrack_commit_del(&del);
+	if (pd)
 		atomic_dec(&pd->usecnt);
-	return ret;
+	return 0;
 }
 EXPORT_SYMBOL(ib_dereg_mr_user);

@@ -2,6 +2,7 @@
 /* Queue pairs: creation, state changes, queries and destruction. */
 #include <linux/module.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 static const char * const ib_qp_state_names[] = {
 	[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT", [IB_QPS_RTR] = "RTR",
@@ -88,15 +89,49 @@ static int ib_check_qp_init_attr(struct ib_device *device, const struct ib_qp_in
 }
 
 /*
- * [sleep] A QP for a kernel (uobj and udata NULL) or user caller: the
- * checks, the driver's QP, its common members and the use counts.  An XRC
- * target QP is the domain's, created as a kernel QP (no udata, as 6.1
- * does), and the caller gets a handle on it, which carries uobj.
+ * [sleep] The complete QP into the tracker (a real QP: an XRC target's
+ * handles are not tracked).  caller: the kernel module that created it,
+ * NULL for a user's QP.
+ */
+static void ib_qp_track(struct ib_qp *qp, const char *caller)
+{
+	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
+	rdma_restrack_set_name(&qp->res, caller);
+	rdma_restrack_add(&qp->res);
+}
+
+/*
+ * [sleep] The driver's destroy_qp of a real QP, unlisted meanwhile (listed
+ * again if it fails).
+ */
+int ib_core_destroy_qp(struct ib_qp *qp)
+{
+	struct rdma_restrack_del del;
+	int ret;
+
+	rdma_restrack_begin_del(&qp->res, &del);
+	ret = qp->device->ops.destroy_qp(qp);
+	if (ret) {
+		rdma_restrack_abort_del(&qp->res, &del);
+		return ret;
+	}
+	rdma_restrack_commit_del(&del);
+	return 0;
+}
+
+/*
+ * [sleep] A QP for a kernel (uobj and udata NULL, caller the module's
+ * name) or user caller (caller NULL): the checks, the driver's QP, its
+ * common members and the use counts.  An XRC target QP is the domain's,
+ * created as a kernel QP (no udata, as 6.1 does; tracked as ib_uverbs' for
+ * a user, as 6.1 names it), and the caller gets a handle on it, which
+ * carries uobj.
  */
 struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
 				struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
-				struct ib_udata *udata)
+				struct ib_udata *udata, const char *caller)
 {
+	struct ib_qp *handle;
 	bool xrc_tgt = attr->qp_type == IB_QPT_XRC_TGT;
 	struct ib_qp *qp;
 	int ret;
@@ -127,10 +162,12 @@ struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
 	mutex_init(&qp->state_mutex);
 	atomic_set(&qp->usecnt, 0);
 	if (xrc_tgt) {
-		qp = ib_xrc_tgt_publish(qp, attr);
-		if (!IS_ERR(qp))
-			qp->uobject = uobj;
-		return qp;
+		handle = ib_xrc_tgt_publish(qp, attr);
+		if (IS_ERR(handle))
+			return handle;
+		handle->uobject = uobj;
+		ib_qp_track(qp, caller ? caller : "ib_uverbs");
+		return handle;
 	}
 
 	atomic_inc(&pd->usecnt);
@@ -138,6 +175,7 @@ struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
 	atomic_inc(&qp->recv_cq->usecnt);
 	if (attr->srq)
 		atomic_inc(&attr->srq->usecnt);
+	ib_qp_track(qp, caller);
 	return qp;
 }
 
@@ -148,7 +186,7 @@ struct ib_qp *ib_create_qp_kernel(struct ib_pd *pd, struct ib_qp_init_attr *attr
 		IB_CORE_RATELIMITED("no PD or attributes\n");
 		return ERR_PTR(-EINVAL);
 	}
-	return ib_core_create_qp(pd->device, pd, attr, NULL, NULL);
+	return ib_core_create_qp(pd->device, pd, attr, NULL, NULL, caller);
 }
 EXPORT_SYMBOL(ib_create_qp_kernel);
 
@@ -259,8 +297,11 @@ int ib_core_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	ret = qp->device->ops.modify_qp(qp, attr, mask, cur, udata);
-	if (!ret)
+	if (!ret) {
 		qp->state = next;
+		if (mask & IB_QP_PORT)
+			qp->port = attr->port_num;
+	}
 out:
 	mutex_unlock(&qp->state_mutex);
 	return ret;
@@ -311,7 +352,7 @@ int ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata)
 	recv_cq = qp->recv_cq;
 	srq = qp->srq;
 
-	ret = qp->device->ops.destroy_qp(qp);
+	ret = ib_core_destroy_qp(qp);
 	if (ret)
 		return ret;
 

@@ -2,6 +2,7 @@
 /* Shared receive queues. */
 #include <linux/module.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *attr,
 				  struct ib_usrq_object *uobject, struct ib_udata *udata)
@@ -54,6 +55,10 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 	}
 	atomic_set(&srq->usecnt, 0);
 	atomic_inc(&pd->usecnt);
+	/* its PD's owner's, as 6.1 */
+	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
+	rdma_restrack_parent_name(&srq->res, &pd->res);
+	rdma_restrack_add(&srq->res);
 	return srq;
 }
 EXPORT_SYMBOL(ib_create_srq_user);
@@ -104,6 +109,7 @@ EXPORT_SYMBOL(ib_query_srq);
 
 int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 {
+	struct rdma_restrack_del del;
 	struct ib_xrcd *xrcd;
 	struct ib_cq *cq;
 	struct ib_pd *pd;
@@ -121,9 +127,13 @@ int ib_destroy_srq_user(struct ib_srq *srq, struct ib_udata *udata)
 	pd = srq->pd;
 	cq = srq->ext.cq;
 	xrcd = srq->srq_type == IB_SRQT_XRC ? srq->ext.xrc.xrcd : NULL;
+	rdma_restrack_begin_del(&srq->res, &del);
 	ret = srq->device->ops.destroy_srq(srq);
-	if (ret)
+	if (ret) {
+		rdma_restrack_abort_del(&srq->res, &del);
 		return ret;
+	}
+	rdma_restrack_commit_del(&del);
 	atomic_dec(&pd->usecnt);
 	if (xrcd) {
 		atomic_dec(&cq->usecnt);

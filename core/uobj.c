@@ -10,6 +10,7 @@
  */
 #include <linux/module.h>
 #include "core_priv.h"
+#include "restrack.h"
 
 struct ib_ucontext *ibstack_alloc_ucontext(struct ib_device *device,
 					   struct ib_uverbs_file *ufile,
@@ -31,6 +32,10 @@ struct ib_ucontext *ibstack_alloc_ucontext(struct ib_device *device,
 	ucontext->device = device;
 	ucontext->ufile = ufile;
 	ucontext->umaps = umaps;
+	/* the task that asked for it (GET_CONTEXT is its write()) */
+	rdma_restrack_new(&ucontext->res, RDMA_RESTRACK_CTX);
+	rdma_restrack_set_name(&ucontext->res, NULL);
+	rdma_restrack_add(&ucontext->res);
 	return ucontext;
 }
 EXPORT_SYMBOL(ibstack_alloc_ucontext);
@@ -56,6 +61,7 @@ void ibstack_dealloc_ucontext(struct ib_ucontext *ucontext)
 	might_sleep();
 	if (IS_ERR_OR_NULL(ucontext))
 		return;
+	rdma_restrack_del(&ucontext->res);
 	ucontext->device->ops.dealloc_ucontext(ucontext);
 }
 EXPORT_SYMBOL(ibstack_dealloc_ucontext);
@@ -63,11 +69,19 @@ EXPORT_SYMBOL(ibstack_dealloc_ucontext);
 struct ib_pd *ibstack_alloc_pd_user(struct ib_device *device, struct ib_uobject *uobj,
 				    struct ib_udata *udata)
 {
+	struct ib_pd *pd;
+
 	if (!device) {
 		IB_CORE_RATELIMITED("no device\n");
 		return ERR_PTR(-EINVAL);
 	}
-	return ib_core_new_pd(device, 0, uobj, udata);
+	pd = ib_core_new_pd(device, 0, uobj, udata);
+	if (IS_ERR(pd))
+		return pd;
+	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
+	rdma_restrack_set_name(&pd->res, NULL);
+	rdma_restrack_add(&pd->res);
+	return pd;
 }
 EXPORT_SYMBOL(ibstack_alloc_pd_user);
 
@@ -78,9 +92,12 @@ struct ib_cq *ibstack_create_cq_user(struct ib_device *device,
 				     void *cq_context, struct ib_uobject *uobj,
 				     struct ib_udata *udata)
 {
+	struct ib_cq *cq;
+
 	/* 6.1 hands a user's flags to the driver, which knows which it has */
-	return ib_core_create_cq(device, attr, U32_MAX, comp_handler, event_handler,
-				 cq_context, uobj, udata);
+	cq = ib_core_create_cq(device, attr, U32_MAX, comp_handler, event_handler,
+			       cq_context, uobj, udata);
+	return IS_ERR(cq) ? cq : ib_core_track_cq(cq, NULL);
 }
 EXPORT_SYMBOL(ibstack_create_cq_user);
 
@@ -116,7 +133,7 @@ struct ib_qp *ibstack_create_qp_user(struct ib_device *device, struct ib_pd *pd,
 				    device->name, attr->qp_type);
 		return ERR_PTR(-EINVAL);
 	}
-	return ib_core_create_qp(device, pd, attr, uobj, udata);
+	return ib_core_create_qp(device, pd, attr, uobj, udata, NULL);
 }
 EXPORT_SYMBOL(ibstack_create_qp_user);
 
@@ -173,6 +190,9 @@ struct ib_mr *ibstack_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 v
 	mr->iova = virt;
 	mr->length = length;
 	atomic_inc(&pd->usecnt);
+	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
+	rdma_restrack_set_name(&mr->res, NULL);
+	rdma_restrack_add(&mr->res);
 	return mr;
 }
 EXPORT_SYMBOL(ibstack_reg_user_mr);
@@ -212,7 +232,9 @@ int ibstack_rereg_user_mr(struct ib_mr *mr, int flags, u64 start, u64 length, u6
 	if (flags & IB_MR_REREG_PD) {
 		old_pd = mr->pd;
 		atomic_inc(&pd->usecnt);
-		mr->pd = pd;
+		WRITE_ONCE(mr->pd, pd);
+		/* no reader of the MR still holds the old PD, which may go now */
+		rdma_restrack_sync(&mr->res);
 		atomic_dec(&old_pd->usecnt);
 	}
 	if (flags & IB_MR_REREG_TRANS) {

@@ -192,7 +192,7 @@ int ib_xrc_destroy_handle(struct ib_qp *qp)
 	if (!last)
 		return 0;
 
-	ret = real_qp->device->ops.destroy_qp(real_qp);
+	ret = ib_core_destroy_qp(real_qp);
 	if (ret) {
 		IB_CORE_RATELIMITED("%s: destroying XRC target QP 0x%x failed: %d\n",
 				    xrcd->device->name, real_qp->qp_num, ret);

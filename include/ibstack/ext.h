@@ -105,6 +105,45 @@ int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
 void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
 				      const struct attribute_group **groups);
 
+/*
+ * Resource tracking beyond 6.1's <rdma/restrack.h>, for RDMA netlink's
+ * resource dumps and for tests (docs/restrack.md).
+ *
+ * [any but hard IRQ] The entry of type on dev with the lowest id >= *id,
+ * with a reference (rdma_restrack_put() it), *id set to its id; NULL when
+ * there is none.  A dump that resumes walks on from the last id + 1:
+ *
+ *	for (id = start; (res = ibstack_restrack_next(dev, type, &id)); id++) {
+ *		...
+ *		rdma_restrack_put(res);
+ *	}
+ *
+ * Entries come in id order; one added or deleted during the walk may or
+ * may not be seen.
+ */
+struct rdma_restrack_entry *ibstack_restrack_next(struct ib_device *dev,
+						  enum rdma_restrack_type type,
+						  unsigned long *id);
+/*
+ * [any] A user entry's task as the caller's PID namespace sees it
+ * (task_pid_vnr(): 0 if the task is not visible there, or has exited);
+ * 0 for a kernel entry.  The caller holds a reference on the entry.
+ */
+pid_t ibstack_restrack_pid(const struct rdma_restrack_entry *res);
+/*
+ * [any] The owner's name into buf (size bytes, NUL-terminated): a user
+ * entry's task's comm, a kernel entry's module name; returns buf.
+ */
+const char *ibstack_restrack_comm(const struct rdma_restrack_entry *res, char *buf,
+				  size_t size);
+/*
+ * [any] The restrack id of the user context a user object (PD, CQ, QP, MR,
+ * SRQ) was created in, or a context's own id, into *ctxn; -ENOENT for a
+ * kernel object or one whose context is not tracked.  The caller holds a
+ * reference on the entry.
+ */
+int ibstack_restrack_ctxn(const struct rdma_restrack_entry *res, u32 *ctxn);
+
 /* ---------------------------------------------------------------------- */
 /*
  * ib_core's side of ib_uverbs (core/uobj.c, core/umap.c).  Upstream keeps

@@ -49,6 +49,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/numa.h>
+#include <rdma/restrack.h>
 
 /*
  * What the verbs take from management datagrams (upstream keeps it here
@@ -574,6 +575,7 @@ struct ib_pd {
 	u32			unsafe_global_rkey; /* with IB_PD_UNSAFE_GLOBAL_RKEY */
 	/* ib_core's DMA MR behind the two keys above; NULL if none */
 	struct ib_mr		*__internal_mr;
+	struct rdma_restrack_entry res;	/* <rdma/restrack.h> */
 };
 
 enum ib_mr_type {
@@ -604,6 +606,8 @@ struct ib_mr {
 	};
 	struct ib_dm		*dm;		/* never: no device memory */
 	struct ib_sig_attrs	*sig_attrs;	/* never: no integrity MRs */
+	/* not for the PD's own DMA MR (__internal_mr), as 6.1 */
+	struct rdma_restrack_entry res;
 };
 
 /* What REREG_MR changes (rereg_user_mr's flags) */
@@ -685,6 +689,7 @@ struct ib_cq {
 	u8			interrupt:1;	/* unused */
 	u8			shared:1;	/* a CQ of the pool */
 	unsigned int		comp_vector;
+	struct rdma_restrack_entry res;
 };
 
 enum ib_cq_notify_flags {
@@ -767,6 +772,7 @@ struct ib_srq {
 			} xrc;
 		};
 	} ext;
+	struct rdma_restrack_entry res;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1118,7 +1124,11 @@ struct ib_qp {
 	void			*qp_context;
 	u32			qp_num;
 	enum ib_qp_type		qp_type;
-	u32			port;		/* special QPs: their port */
+	/*
+	 * special QPs: their port; others: 0 until an ib_modify_qp() with
+	 * IB_QP_PORT sets it (as 6.1's; netlink reports it)
+	 */
+	u32			port;
 	/*
 	 * ib_core: the state the last successful ib_modify_qp() set (the
 	 * cur_state it hands the driver), and the mutex that serialises
@@ -1126,6 +1136,8 @@ struct ib_qp {
 	 */
 	enum ib_qp_state	state;
 	struct mutex		state_mutex;	/* serialises ib_modify_qp() */
+	/* the real QP's; an XRC target's handles (ib_open_qp()) are not tracked */
+	struct rdma_restrack_entry res;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -1447,6 +1459,7 @@ struct ib_ucontext {
 	 * the file (it outlives the context: a mapping may outlive both)
 	 */
 	struct ib_umap_set	*umaps;
+	struct rdma_restrack_entry res;
 };
 
 /*
@@ -1791,6 +1804,8 @@ struct ib_device {
 	void				*sysfs_ports;	/* ib_core's per-port sysfs */
 	unsigned long			core_flags;	/* IB_CORE_F_* of core_priv.h */
 	const struct attribute_group	*core_groups[8]; /* dev.groups */
+	/* the tracked objects, one table per type (core/restrack.h) */
+	struct rdma_restrack_root	*res;
 };
 
 /* [any] whether the device is an IB switch (its only port is port 0) */
