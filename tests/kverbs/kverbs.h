@@ -363,6 +363,8 @@ int kv_case_mw_caps(struct kv_self *s);
 /* kverbs_xrc.c */
 int kv_case_xrc_domain(struct kv_self *s);
 int kv_case_xrc_send(struct kv_self *s);
+/* kverbs_restrack.c */
+int kv_case_restrack(struct kv_self *s);
 /* kverbs_offload.c: IPoIB's UD checksum and LSO offloads */
 int kv_case_offload_caps(struct kv_self *s);
 int kv_case_ud_csum(struct kv_self *s);

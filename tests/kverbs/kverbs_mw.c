@@ -350,6 +350,21 @@ out:
 	return ret;
 }
 
+/* An MR whose deregistration failed is still listed by the resource tracker. */
+static int kv_mw_still_listed(struct kv_run *r, struct ib_mr *mr)
+{
+	struct rdma_restrack_entry *res;
+
+	res = rdma_restrack_get_byid(r->dev, RDMA_RESTRACK_MR, mr->res.id);
+	if (IS_ERR(res))
+		return kv_fail(r, "the MR (id %u) left the tracker with a failed ib_dereg_mr: %ld",
+			       mr->res.id, PTR_ERR(res));
+	rdma_restrack_put(res);
+	if (res != &mr->res)
+		return kv_fail(r, "MR id %u lists another entry", mr->res.id);
+	return 0;
+}
+
 /*
  * Windows and their PD: a bound window holds the PD (ib_dealloc_pd_user
  * -EBUSY) and its MR (ib_dereg_mr fails: the card keeps a region with
@@ -415,6 +430,10 @@ int kv_case_mw_dealloc(struct kv_self *s)
 		ret = kv_fail(r, "ib_dereg_mr of an MR with a window bound succeeded");
 		goto out;
 	}
+	/* the MR stays, and so does its tracker entry (docs/restrack.md) */
+	ret = kv_mw_still_listed(r, mr);
+	if (ret)
+		goto out;
 	key = mw->rkey;
 	ret = kv_mw_dealloc(r, mw);
 	mw = NULL;

@@ -359,6 +359,7 @@ static const struct kv_case kv_cases[] = {
 	{ "drain-srq", kv_case_drain_srq },
 	{ "drain-direct", kv_case_drain_direct },
 	{ "drain-idle", kv_case_drain_idle },
+	{ "restrack", kv_case_restrack },
 };
 
 /* Both ports ACTIVE, bounded; LIDs and MTUs come from kv_case_query(). */

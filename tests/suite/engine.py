@@ -418,6 +418,7 @@ class BootRun:
         else:
             L.append("PASS %s: every send queue kept the prefetch contract" % self.name)
         self.check_accounting(logs)
+        self.check_restrack()
         for it in self.items:
             if it.after:
                 L.extend(it.after(self, it))
@@ -454,6 +455,29 @@ class BootRun:
         else:
             self.lines.append("PASS %s: the model reported no leak at CLOSE_HCA" % self.name)
 
+
+    def check_restrack(self):
+        """ib_core's report of objects still tracked when their device was
+        released (core/restrack.c): a verbs object its owner never
+        destroyed"""
+        found = []
+        for n, nd in self.node_dirs():
+            try:
+                text = open(os.path.join(nd, "out", "dmesg.txt"), errors="replace").read()
+            except OSError:
+                continue
+            found += ["node%d: %s" % (n, m.group(0).strip()) for m in RESTRACK_LEAK.finditer(text)]
+        if found:
+            self.lines.append("FAIL %s: ib_core reported objects leaked at a device's release: %s"
+                              % (self.name, found[0][:200]))
+        else:
+            self.lines.append("PASS %s: ib_core reported no object leaked at a device's release"
+                              % self.name)
+
+
+# core/restrack.c's leak report at a device's release
+RESTRACK_LEAK = re.compile(r"ib_core: \S+: (.* still exists at the device's release: leaked"
+                           r"|\d+ more .* leaked)$", re.M)
 
 UNLOAD = "tests/stack/guest/unload.sh"
 PROBE = "tests/stack/guest/probe-clean.sh"
