@@ -262,6 +262,54 @@ struct net_device *ib_get_net_dev_by_params(struct ib_device *dev, u32 port, u16
 }
 EXPORT_SYMBOL(ib_get_net_dev_by_params);
 
+void ib_clients_rename_device(struct ib_device *device)
+{
+	struct ib_client *client;
+
+	/* the order of core_priv.h; a client live on device cannot leave meanwhile */
+	down_read(&ib_clients_rwsem);
+	down_read(&device->client_data_rwsem);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (!client->rename ||
+		    !xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_LIVE))
+			continue;
+		client->rename(device, xa_load(&device->client_data, client->client_id));
+	}
+	up_read(&device->client_data_rwsem);
+	up_read(&ib_clients_rwsem);
+}
+
+int ib_get_client_nl_info(struct ib_device *device, const char *name,
+			  struct ib_client_nl_info *info)
+{
+	struct ib_client *client;
+	int ret = -EOPNOTSUPP;
+
+	down_read(&ib_clients_rwsem);
+	list_for_each_entry(client, &ib_clients, list) {
+		if (!READ_ONCE(client->registered) || strcmp(client->name, name))
+			continue;
+		if (!device) {
+			if (client->get_global_nl_info)
+				ret = client->get_global_nl_info(info);
+			break;
+		}
+		down_read(&device->client_data_rwsem);
+		if (client->get_nl_info &&
+		    xa_get_mark(&device->client_data, client->client_id, IB_CLIENT_LIVE))
+			ret = client->get_nl_info(device,
+						  xa_load(&device->client_data, client->client_id),
+						  info);
+		up_read(&device->client_data_rwsem);
+		break;
+	}
+	up_read(&ib_clients_rwsem);
+	/* the client referenced the device node for the answer */
+	if (!ret && WARN_ON_ONCE(!info->cdev))
+		ret = -EINVAL;
+	return ret;
+}
+
 void ib_clients_cleanup(void)
 {
 	ida_destroy(&ib_client_ida);

@@ -113,6 +113,20 @@ bool ib_gid_entry_last(struct ib_gid_entry *entry);
 
 /* device.c */
 bool ib_device_is_registered(struct ib_device *device);
+/* the registered device of that index, referenced (ib_device_put()); or NULL */
+struct ib_device *ib_device_get_by_index(u32 index);
+/*
+ * The registered device with the lowest index at or above *index,
+ * referenced, its index in *index; NULL when there is none.
+ */
+struct ib_device *ib_device_get_next(u32 *index);
+/*
+ * [sleep] The device's new name (sysfs, the class links, every client's
+ * rename()): 0 also if it has it already; -EEXIST if another has it,
+ * -EINVAL for a name sysfs or the patterns cannot take, -ENODEV once it
+ * is unregistering.
+ */
+int ib_device_rename(struct ib_device *device, const char *name);
 
 /* client.c */
 void ib_client_add_device(struct ib_client *client, struct ib_device *device);
@@ -120,6 +134,21 @@ void ib_client_remove_device(struct ib_client *client, struct ib_device *device)
 void ib_clients_add_device(struct ib_device *device);
 void ib_clients_remove_device(struct ib_device *device);
 void ib_clients_cleanup(void);
+/* [sleep] every client on the device hears of its new name */
+void ib_clients_rename_device(struct ib_device *device);
+/*
+ * [sleep] The character device the client of that name (uverbs, umad,
+ * issm, ...) has for the device (NULL: its global one), referenced in
+ * info->cdev (put_device()); -EOPNOTSUPP if no such client is there.
+ * Nothing is loaded on demand: the modules the aliases would load are
+ * the in-tree stack's.
+ */
+int ib_get_client_nl_info(struct ib_device *device, const char *name,
+			  struct ib_client_nl_info *info);
+
+/* netlink.c: RDMA netlink, from module load to unload */
+int ib_nl_init(void);
+void ib_nl_exit(void);
 
 /* xrc.c: XRC target QPs, for qp.c */
 struct ib_qp *ib_xrc_tgt_publish(struct ib_qp *real_qp, struct ib_qp_init_attr *attr);

@@ -3,7 +3,6 @@
  * Device allocation, registration and unregistration, device references
  * and the lookup by name.  The locks are described in core_priv.h.
  */
-#include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -14,8 +13,17 @@
 /* The list of devices (core_priv.h). */
 DECLARE_RWSEM(ib_devices_rwsem);
 LIST_HEAD(ib_devices);
-/* ib_device.index of the devices from registration to release */
-static DEFINE_IDA(ib_device_index_ida);
+/*
+ * Every device with an index (from its first registration to its
+ * release), by ib_device.index; indices are handed out cyclically, as
+ * upstream does, so that a reloaded driver's device gets a new one and a
+ * tool holding the old index does not reach the new device.  Entries are
+ * stored and erased under the xarray's lock, and a lookup takes its
+ * device reference under it too, so the release (which erases first)
+ * never frees a device a lookup is about to reference.
+ */
+static DEFINE_XARRAY_ALLOC(ib_device_indices);
+static u32 ib_device_index_next;
 
 /* How long unregistration waits between complaints about a held reference. */
 #define IB_UNREG_WAIT_MS	10000
@@ -27,7 +35,7 @@ static void ib_device_release(struct device *dev)
 	/* objects still tracked now were leaked by their owners: reported */
 	rdma_restrack_clean(device);
 	if (device->port_data)
-		ida_free(&ib_device_index_ida, device->index);
+		xa_erase(&ib_device_indices, device->index);
 	kfree(device->port_data);
 	xa_destroy(&device->client_data);
 	kfree(device);
@@ -125,6 +133,42 @@ struct ib_device *ib_device_get_by_name(const char *name, enum rdma_driver_id dr
 	return found;
 }
 EXPORT_SYMBOL(ib_device_get_by_name);
+
+/* a reference on the device, if it is registered; under the index lock */
+static struct ib_device *ib_device_try_index(struct ib_device *device)
+{
+	lockdep_assert_held(&ib_device_indices.xa_lock);
+	if (device && ib_device_is_registered(device) && ib_device_try_get(device))
+		return device;
+	return NULL;
+}
+
+struct ib_device *ib_device_get_by_index(u32 index)
+{
+	struct ib_device *device;
+
+	xa_lock(&ib_device_indices);
+	device = ib_device_try_index(xa_load(&ib_device_indices, index));
+	xa_unlock(&ib_device_indices);
+	return device;
+}
+
+struct ib_device *ib_device_get_next(u32 *index)
+{
+	unsigned long i = *index;
+	struct ib_device *device, *found = NULL;
+
+	xa_lock(&ib_device_indices);
+	xa_for_each_start(&ib_device_indices, i, device, *index) {
+		found = ib_device_try_index(device);
+		if (found) {
+			*index = i;
+			break;
+		}
+	}
+	xa_unlock(&ib_device_indices);
+	return found;
+}
 
 void ib_get_device_fw_str(struct ib_device *device, char *str)
 {
@@ -257,6 +301,47 @@ static int ib_assign_name(struct ib_device *device, const char *pattern)
 	return -ENFILE;
 }
 
+/*
+ * A name user space may give: the kernel's own patterns ("%d") and what
+ * sysfs cannot hold as a directory name are refused.
+ */
+static bool ib_name_acceptable(const char *name)
+{
+	return name[0] && strcmp(name, ".") && strcmp(name, "..") &&
+	       !strpbrk(name, "/%") && !strpbrk(name, " \t\n");
+}
+
+int ib_device_rename(struct ib_device *device, const char *name)
+{
+	int ret;
+
+	if (!ib_name_acceptable(name))
+		return -EINVAL;
+
+	down_write(&ib_devices_rwsem);
+	if (!ib_device_is_registered(device)) {
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = 0;
+	if (!strcmp(name, device->name))
+		goto out;
+	ret = -EEXIST;
+	if (ib_name_in_use(name))
+		goto out;
+	/* sysfs first: if it refuses, nothing has changed */
+	ret = device_rename(&device->dev, name);
+	if (ret)
+		goto out;
+	strscpy(device->name, name, sizeof(device->name));
+	pr_info("ib_core: device renamed to %s\n", name);
+out:
+	up_write(&ib_devices_rwsem);
+	if (!ret)
+		ib_clients_rename_device(device);
+	return ret;
+}
+
 /* The driver operations ib_core calls without checking for NULL. */
 #define IB_OP(op) { offsetof(const struct ib_device_ops, op), #op }
 static const struct {
@@ -309,10 +394,10 @@ static int ib_setup_port_data(struct ib_device *device)
 			goto err;
 		}
 	}
-	ret = ida_alloc(&ib_device_index_ida, GFP_KERNEL);
+	ret = xa_alloc_cyclic(&ib_device_indices, &device->index, device, xa_limit_31b,
+			      &ib_device_index_next, GFP_KERNEL);
 	if (ret < 0)
 		goto err;
-	device->index = ret;
 	device->port_data = pdata;
 	return 0;
 

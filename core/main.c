@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ib_core: the InfiniBand midlayer of the ibstack (devices, clients,
- * events, the port cache, the kernel verbs and sysfs).
+ * events, the port cache, the kernel verbs, sysfs and RDMA netlink).
  */
 #include <linux/device.h>
 #include <linux/module.h>
@@ -21,8 +21,15 @@ static int __init ib_core_init(void)
 		pr_err("ib_core: cannot register the infiniband class: %d\n", ret);
 		goto err_wq;
 	}
+	ret = ib_nl_init();
+	if (ret) {
+		pr_err("ib_core: cannot set up RDMA netlink: %d\n", ret);
+		goto err_class;
+	}
 	return 0;
 
+err_class:
+	class_unregister(&ib_class);
 err_wq:
 	ib_cq_wq_cleanup();
 	return ret;
@@ -30,6 +37,7 @@ err_wq:
 
 static void __exit ib_core_exit(void)
 {
+	ib_nl_exit();
 	class_unregister(&ib_class);
 	ib_clients_cleanup();
 	ib_cq_wq_cleanup();

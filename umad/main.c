@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <ibstack/compat.h>
+#include <ibstack/ext.h>
 #include "umad_priv.h"
 
 static dev_t umad_fixed_base;	/* MKDEV(231, 0) if we got it */
@@ -20,11 +21,31 @@ static DEFINE_IDA(umad_ida);
 static int umad_add_one(struct ib_device *device);
 static void umad_remove_one(struct ib_device *device, void *client_data);
 
+static int umad_get_nl_info(struct ib_device *device, void *client_data,
+			    struct ib_client_nl_info *info);
+static int issm_get_nl_info(struct ib_device *device, void *client_data,
+			    struct ib_client_nl_info *info);
+
 static struct ib_client umad_client = {
 	.name	= "umad",
 	.add	= umad_add_one,
 	.remove	= umad_remove_one,
+	.get_nl_info = umad_get_nl_info,
 };
+
+/* only a name for RDMA netlink's GET_CHARDEV "issm": the ports are umad's */
+static struct ib_client issm_client = {
+	.name	= "issm",
+	.get_nl_info = issm_get_nl_info,
+};
+
+/*
+ * Taken for writing by umad_remove_one() while it takes its data off the
+ * device, for reading by issm_get_nl_info() while it reads that data: the
+ * issm client is not umad's, so its netlink answer is not kept apart from
+ * umad's removal by ib_core.
+ */
+static DECLARE_RWSEM(umad_nl_rwsem);
 
 /* --- sysfs --------------------------------------------------------------- */
 
@@ -211,6 +232,42 @@ err_ports:
 	return ret;
 }
 
+/*
+ * RDMA netlink's GET_CHARDEV "umad" or "issm" for one port (libibumad
+ * and opensm find their device nodes so): its umadN or issmN.
+ */
+static int umad_nl_info(struct umad_device *umad_dev, struct ib_device *device,
+			bool sm, struct ib_client_nl_info *info)
+{
+	struct umad_port *port;
+
+	if (!umad_dev)
+		return -EOPNOTSUPP;
+	if (!rdma_is_port_valid(device, info->port))
+		return -EINVAL;
+	port = &umad_dev->ports[info->port - rdma_start_port(device)];
+	info->abi = IB_USER_MAD_ABI_VERSION;
+	info->cdev = get_device(sm ? &port->sm_dev : &port->dev);
+	return 0;
+}
+
+static int umad_get_nl_info(struct ib_device *device, void *client_data,
+			    struct ib_client_nl_info *info)
+{
+	return umad_nl_info(client_data, device, false, info);
+}
+
+static int issm_get_nl_info(struct ib_device *device, void *client_data,
+			    struct ib_client_nl_info *info)
+{
+	int ret;
+
+	down_read(&umad_nl_rwsem);
+	ret = umad_nl_info(ib_get_client_data(device, &umad_client), device, true, info);
+	up_read(&umad_nl_rwsem);
+	return ret;
+}
+
 static void umad_remove_one(struct ib_device *device, void *client_data)
 {
 	struct umad_device *umad_dev = client_data;
@@ -218,6 +275,9 @@ static void umad_remove_one(struct ib_device *device, void *client_data)
 
 	if (!umad_dev)
 		return;
+	down_write(&umad_nl_rwsem);
+	ib_set_client_data(device, &umad_client, NULL);
+	up_write(&umad_nl_rwsem);
 	for (i = 0; i < umad_dev->nports; i++)
 		umad_port_kill(&umad_dev->ports[i]);
 	umad_dev_put(umad_dev);
@@ -251,8 +311,13 @@ static int __init umad_init(void)
 	ret = ib_register_client(&umad_client);
 	if (ret)
 		goto err_class;
+	ret = ib_register_client(&issm_client);
+	if (ret)
+		goto err_client;
 	return 0;
 
+err_client:
+	ib_unregister_client(&umad_client);
 err_class:
 	class_unregister(&umad_class);
 err_dynamic:
@@ -265,6 +330,7 @@ err_fixed:
 
 static void __exit umad_exit(void)
 {
+	ib_unregister_client(&issm_client);
 	ib_unregister_client(&umad_client);
 	class_unregister(&umad_class);
 	unregister_chrdev_region(umad_dynamic_base, 2 * UMAD_MAX_PORTS);

@@ -9,19 +9,44 @@
 #include <linux/idr.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <net/netlink.h>
 #include <ibstack/compat.h>
+#include <ibstack/ext.h>
 #include "uverbs_priv.h"
 
 static dev_t uv_base;
 static DEFINE_IDA(uv_ida);
 
 static int uv_add_one(struct ib_device *device);
+/*
+ * RDMA netlink's GET_CHARDEV "uverbs" (libibverbs' device discovery): the
+ * device's uverbsN, the driver's ABI version and its driver id (which
+ * picks libibverbs' provider).  Only the device as a whole has one.
+ */
+static int uv_get_nl_info(struct ib_device *device, void *client_data,
+			  struct ib_client_nl_info *info)
+{
+	struct uv_device *uvdev = client_data;
+
+	if (info->port != (u32)-1)
+		return -EINVAL;
+	/* libibverbs reads a u32 (upstream sends one) */
+	if (nla_put_u32(info->nl_msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, device->ops.driver_id))
+		return -EMSGSIZE;
+	info->abi = device->ops.uverbs_abi_ver;
+	info->cdev = get_device(&uvdev->dev);
+	return 0;
+}
+
 static void uv_remove_one(struct ib_device *device, void *client_data);
+static int uv_get_nl_info(struct ib_device *device, void *client_data,
+			  struct ib_client_nl_info *info);
 
 static struct ib_client uv_client = {
 	.name	= "uverbs",
 	.add	= uv_add_one,
 	.remove	= uv_remove_one,
+	.get_nl_info = uv_get_nl_info,
 };
 
 /* --- sysfs --------------------------------------------------------------- */

@@ -219,4 +219,21 @@ int ibstack_rereg_user_mr(struct ib_mr *mr, int flags, u64 start, u64 length, u6
 struct ib_mw *ibstack_alloc_mw_user(struct ib_pd *pd, enum ib_mw_type type,
 				    struct ib_uobject *uobj, struct ib_udata *udata);
 
+/*
+ * What a client's get_nl_info() or get_global_nl_info() (struct ib_client)
+ * fills for RDMA netlink's GET_CHARDEV: upstream's shape, kept out of its
+ * public headers too.  port is the port asked about, or (u32)-1 for the
+ * device as a whole; the client sets cdev (its struct device, whose devt
+ * and name are sent, with a reference the client took: ib_core puts it)
+ * and abi, and may add attributes to nl_msg (uverbs: its driver id).
+ * Called under the client's LIVE state on the device (not concurrently
+ * with its remove()).
+ */
+struct ib_client_nl_info {
+	struct sk_buff	*nl_msg;
+	struct device	*cdev;
+	u32		port;
+	u64		abi;
+};
+
 #endif /* IBSTACK_EXT_H */

@@ -43,6 +43,7 @@
 #include <linux/netdevice.h>
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <rdma/rdma_netlink.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -118,19 +119,7 @@ struct ib_grh {
 /* The interface ID of the SA's well-known GID (host order, as upstream's) */
 #define IB_SA_WELL_KNOWN_GUID	(BIT_ULL(57) | 2)
 
-/*
- * ib_device.node_type (upstream's uapi/rdma/rdma_netlink.h values; we do not
- * ship that header yet)
- */
-enum rdma_node_type {
-	RDMA_NODE_IB_CA = 1,
-	RDMA_NODE_IB_SWITCH,
-	RDMA_NODE_IB_ROUTER,
-	RDMA_NODE_RNIC,
-	RDMA_NODE_USNIC,
-	RDMA_NODE_USNIC_UDP,
-	RDMA_NODE_UNSPECIFIED,
-};
+/* ib_device.node_type: enum rdma_node_type, in <rdma/rdma_netlink.h> (uapi) */
 
 /*
  * The drivers, as ib_device_ops.driver_id and ib_device_get_by_name() name
@@ -2092,7 +2081,7 @@ struct ib_client {
 	int		(*add)(struct ib_device *device);
 	/* [sleep] must free everything the client holds on the device */
 	void		(*remove)(struct ib_device *device, void *client_data);
-	/* never called: device renaming and netlink are not supported */
+	/* [sleep] the device has a new name (RDMA netlink SET) */
 	void		(*rename)(struct ib_device *dev, void *client_data);
 	int		(*get_nl_info)(struct ib_device *ibdev, void *client_data,
 				       struct ib_client_nl_info *res);

@@ -118,3 +118,49 @@ for hdr in ib_user_verbs.h mlx4-abi.h rdma_user_cm.h; do
 	done <"$list"
 	echo "uapi: $hdr: $nstruct structs, $nfail differ"
 done
+
+# The enumerators and value macros of rdma_netlink.h (message types and
+# attribute numbers are all of its ABI): every "NAME = VALUE" of ours must
+# have that value in rdma-core's copy of upstream's header.  Not the
+# counts (*_MAX, *NUM_*): they grow with each release, and rdma-core 44
+# copies a newer header than 6.1's (more operations and attributes).
+hdr=rdma_netlink.h
+if [ -f "$ours_inc/rdma/$hdr" ]; then
+	if [ ! -f "$sys/rdma/$hdr" ]; then
+		echo "FAIL uapi $hdr: no $sys/rdma/$hdr to compare with"
+	else
+		names=$(sed -n 's/^[[:space:]]*\([A-Z][A-Z0-9_]*\)[[:space:]]*=[[:space:]]*[0-9].*/\1/p' \
+			"$ours_inc/rdma/$hdr" | grep -v -e '_MAX$' -e 'NUM_')
+		{
+			echo "#include <stdio.h>"
+			echo "#include <linux/types.h>"
+			echo "#include <rdma/$hdr>"
+			echo "int main(void)"
+			echo "{"
+			for n in $names; do echo "	printf(\"$n %ld\\n\", (long)$n);"; done
+			echo "	return 0;"
+			echo "}"
+		} >"$tmp/nl.c"
+		ok=1
+		for side in ours sys; do
+			if [ $side = ours ]; then inc=(-I "$ours_inc"); else inc=(-I "$sys"); fi
+			if ! "$cc" -Wall -o "$tmp/nl-$side" "${inc[@]}" "$tmp/nl.c" 2>"$tmp/nl-$side.err"; then
+				echo "FAIL uapi $hdr: does not compile against $side:"
+				head -n 15 "$tmp/nl-$side.err" | sed 's/^/    /'
+				ok=0
+				continue
+			fi
+			"$tmp/nl-$side" >"$tmp/nl-$side.out"
+		done
+		if [ $ok = 1 ]; then
+			diffs=$(join "$tmp/nl-ours.out" "$tmp/nl-sys.out" 2>/dev/null |
+				awk '$2 != $3 { printf " %s: ours %s, upstream %s;", $1, $2, $3 }')
+			n=$(wc -l <"$tmp/nl-ours.out")
+			if [ -n "$diffs" ]; then
+				echo "FAIL uapi $hdr:$diffs"
+			else
+				echo "PASS uapi $hdr: $n values as upstream's"
+			fi
+		fi
+	fi
+fi

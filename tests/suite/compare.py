@@ -450,3 +450,149 @@ def compare_devinfo(name, da, db, la="inbox", lb="ours", may_differ=None):
             (f, la, len(A), len(may_differ)), "; ".join(diffs[:12]) +
             (" (and %d more)" % (len(diffs) - 12) if len(diffs) > 12 else ""))
     return out
+
+
+# --- the rdma tool comparison ----------------------------------------------
+# tests/netlink/guest/rdma-dump.sh's files: every line of every command's
+# output, token by token (JSON outputs: object by object, key by key), in
+# the order printed.  Values that may differ, by the key they follow (the
+# JSON key is the same word), each with the reason:
+def _rdma_mad_line(words):
+    """a line (or JSON object's values) of the MAD layer's objects"""
+    return "[ib_core]" in words or "ib_core" in words
+
+
+RDMA_MAY_DIFFER = [
+    # (KEY, WHERE: None for every line, or a test of the line's words)
+    # a process's ID is the boot's
+    ("pid", None),
+    # the QP numbers of non-special QPs: the in-tree mlx4_core keeps the
+    # QP numbers below 512 for Ethernet RSS QPs (with the firmware's); ours
+    # has InfiniBand ports only and keeps the firmware's 16 and the special
+    # QPs' 8, so its first QP is 24 (QP0 and QP1 are compared)
+    ("lqpn", lambda w: not ({"0", "1"} & set(w[w.index("lqpn") + 1:w.index("lqpn") + 2]))
+     if "lqpn" in w else True),
+    # the MAD layer's PDs: their users are its QPs and whatever address
+    # handles its agents hold at that moment (ib_sa's SM AH, a send in
+    # flight), which each stack's MAD implementation decides
+    ("users", _rdma_mad_line),
+    # the MAD layer's CQs: the in-tree one polls with ib_alloc_cq() on a
+    # workqueue, ours has its own handler on an ib_create_cq() CQ, which
+    # has no poll context (printed DIRECT, as IPoIB's are under both)
+    ("poll-ctx", _rdma_mad_line),
+]
+# a file where only ours fails, with what ours must print, and the reason
+RDMA_OURS_ONLY = {
+    # the in-tree stack loads rdma_rxe and makes a software device; ours
+    # has no software device types (the in-tree modules cannot load next
+    # to our ib_core)
+    "link-add": "error: Invalid argument",
+}
+
+# Values one stack prints where the other prints another, as
+# (KEY, REFERENCE'S VALUE): TESTED STACK'S VALUE, each with the reason.
+RDMA_SAME_AS = {
+    # the MAD layer's PDs, CQs and QPs: the in-tree ib_mad is part of
+    # ib_core, ours is its own module, which created them
+    ("comm", "[ib_core]"): "[ib_mad]",
+    ("comm", "ib_core"): "ib_mad",
+}
+# Words left out of a value list (the caps: <...> lines), with the reason:
+RDMA_CAPS_DROP = {
+    # the in-tree mlx4 claims raw packet QPs' IP checksum, which only an
+    # Ethernet port has; ours has IB ports only (DEVINFO_MAY_DIFFER too)
+    "RAW_IP_CSUM",
+}
+
+
+def _rdma_norm_caps(line):
+    m = re.match(r"^(\s*caps: <)(.*)(>\s*)$", line)
+    if not m:
+        return line
+    caps = [c for c in m.group(2).split(", ") if c not in RDMA_CAPS_DROP]
+    return m.group(1) + ", ".join(caps) + m.group(3)
+
+
+def _rdma_same(key, va, vb, words):
+    for k, where in RDMA_MAY_DIFFER:
+        if k == key and (where is None or where(words)):
+            return True
+    return va == vb or RDMA_SAME_AS.get((key, va)) == vb
+
+
+def _rdma_cmp_text(la, lb, A, B):
+    diffs = []
+    if len(A) != len(B):
+        diffs.append("%d lines under %s, %d under %s" % (len(A), la, len(B), lb))
+    for i, (a, b) in enumerate(zip(A, B)):
+        ta, tb = _rdma_norm_caps(a).split(), _rdma_norm_caps(b).split()
+        if len(ta) != len(tb):
+            diffs.append("line %d: %s '%s', %s '%s'" % (i + 1, la, a.strip(), lb, b.strip()))
+            continue
+        for j, (x, y) in enumerate(zip(ta, tb)):
+            key = ta[j - 1] if j else ""
+            if not _rdma_same(key, x, y, ta):
+                diffs.append("line %d, after '%s': %s '%s', %s '%s'" % (i + 1, key, la, x, lb, y))
+    return diffs
+
+
+def _rdma_cmp_json(la, lb, ja, jb):
+    diffs = []
+    if not isinstance(ja, list) or not isinstance(jb, list):
+        return ["not a JSON list under %s or %s" % (la, lb)]
+    if len(ja) != len(jb):
+        diffs.append("%d objects under %s, %d under %s" % (len(ja), la, len(jb), lb))
+    for i, (oa, ob) in enumerate(zip(ja, jb)):
+        for k in sorted(set(oa) | set(ob)):
+            if k not in ob:
+                diffs.append("object %d: %s missing under %s" % (i + 1, k, lb))
+            elif k not in oa:
+                diffs.append("object %d: %s under %s only" % (i + 1, k, lb))
+            elif not _rdma_same(k, str(oa[k]), str(ob[k]),
+                                [k2 for kv in oa.items() for k2 in (kv[0], str(kv[1]))]):
+                diffs.append("object %d: %s: %s '%s', %s '%s'" % (i + 1, k, la, oa[k], lb, ob[k]))
+    return diffs
+
+
+def compare_rdma(name, da, db, la="inbox", lb="ours"):
+    """rdma-dump.sh's directories DA (reference) and DB, as PASS/FAIL lines"""
+    import json
+    out = []
+    res = _res(out, name)
+    files_a = sorted(os.path.basename(p) for p in glob.glob(os.path.join(da, "*.txt")))
+    files_b = sorted(os.path.basename(p) for p in glob.glob(os.path.join(db, "*.txt")))
+    if not files_a or not files_b:
+        res(False, "compare %s with %s" % (lb, la), "no output from %s" % (la if not files_a else lb))
+        return out
+    missing = [f for f in files_a if f not in files_b]
+    res(not missing, "%s ran every command %s did (%d)" % (lb, la, len(files_a)),
+        "no output under %s: %s" % (lb, " ".join(missing)))
+    for f in files_a:
+        if f not in files_b:
+            continue
+        tag = f[:-4]
+        A = open(os.path.join(da, f), encoding="utf-8", errors="replace").read().splitlines()
+        B = open(os.path.join(db, f), encoding="utf-8", errors="replace").read().splitlines()
+        if not any(l.startswith("rc=") for l in A) or not any(l.startswith("rc=") for l in B):
+            res(False, "%s: as under %s" % (tag, la), "no exit status recorded")
+            continue
+        if tag in RDMA_OURS_ONLY:
+            want = RDMA_OURS_ONLY[tag]
+            res(want in B and "rc=0" not in B, "%s: refused under %s (%s)" % (tag, lb, want),
+                "%s printed %r" % (lb, B))
+            continue
+        if "-j" in tag and A and A[0].startswith("["):
+            try:
+                diffs = _rdma_cmp_json(la, lb, json.loads(A[0]), json.loads(B[0]))
+            except ValueError as e:
+                diffs = ["JSON under %s does not parse: %s" % (lb, e)]
+            diffs += _rdma_cmp_text(la, lb, A[1:], B[1:])
+        else:
+            diffs = _rdma_cmp_text(la, lb, A, B)
+        if not diffs:
+            res(True, "%s: %d lines as under %s" % (tag, len(A), la))
+        for d in diffs[:6]:
+            res(False, "%s: as under %s" % (tag, la), d)
+        if len(diffs) > 6:
+            res(False, "%s: as under %s" % (tag, la), "%d more differences" % (len(diffs) - 6))
+    return out

@@ -84,7 +84,8 @@ class Item:
     last: bool = False              # leaves the boot unfit for more items
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
-    needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "upstream-ipoib": env paths
+    needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "nlfuzz",
+    #                                 "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
 
@@ -288,6 +289,8 @@ class BootRun:
                 env["UMADTEST"] = self.suite.umadtest
             elif need == "uvtool":
                 env["UVTOOL"] = self.suite.uvtool
+            elif need == "nlfuzz":
+                env["NLFUZZ"] = self.suite.nlfuzz
             elif need == "upstream-ipoib":
                 # tests/upstream-ipoib/build.sh's module for this kernel
                 env["UPSTREAM_IPOIB_KO"] = os.path.join(bdir, "upstream-ipoib/ib_ipoib.ko")
@@ -492,6 +495,7 @@ class Suite:
         self.builddirs = {}
         self.umadtest = os.path.join(TOP, "build/umadtest/umadtest")
         self.uvtool = os.path.join(TOP, "build/uvtool/uvtool")
+        self.nlfuzz = os.path.join(TOP, "build/nlfuzz/nlfuzz")
         self.boots = []
         self.step_secs = {}
         self.items_done = {}

@@ -17,7 +17,8 @@ import os
 import re
 
 import selftest
-from compare import compare_devinfo, compare_diags, compare_ethtool, compare_net, compare_trees
+from compare import compare_devinfo, compare_diags, compare_ethtool, compare_net, compare_rdma, \
+    compare_trees
 from engine import TOP, Boot, Group, in_tier, release, sh
 
 TB = "tests/testbed/guest"
@@ -151,6 +152,16 @@ def uvtool_build(ctx):
         yield "PASS uverbs: the test tool builds without a warning"
     else:
         yield "FAIL uverbs: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
+def nlfuzz_build(ctx):
+    os.makedirs(os.path.dirname(ctx.nlfuzz), exist_ok=True)
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-o", ctx.nlfuzz,
+            os.path.join(TOP, "tests/netlink/nlfuzz.c")])
+    if r.returncode == 0:
+        yield "PASS netlink: the fuzzer builds without a warning"
+    else:
+        yield "FAIL netlink: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
 
 
 # --- checks on a finished boot -------------------------------------------------
@@ -501,6 +512,37 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     g.item("pingpong-mixed-" + tag, boot, TB + "/pingpong.sh", tier=tier, timeout=900)
     g.item("perftest-mixed-" + tag, boot, TB + "/perftest.sh", env={"MATRIX": "bw"},
            tier=tier, timeout=1200)
+
+NL = "tests/netlink/guest"
+
+
+def cmp_rdma(name, ref, test):
+    return lambda ctx: compare_rdma(name, ctx.out_path(ref), ctx.out_path(test))
+
+
+g = group("netlink", "RDMA netlink: the rdma tool's every show command (IPoIB's and a user "
+          "program's objects) under ours against the in-tree stack, field by field; netlink "
+          "by hand, libibverbs' discovery, a rename under a running program")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    a, b = "rdma-inbox-" + k, "rdma-ours-" + k
+    g.item(a, inbox(k), NL + "/rdma-dump.sh", out="dir", tier=tier, first=True)
+    g.item(b, ours(k), NL + "/rdma-dump.sh", out="dir", tier=tier, first=True)
+    g.compare("rdma-" + k, cmp_rdma("rdma-" + k, a, b), [a, b], tier=tier)
+    # netlink by hand (tests/netlink/nlcheck.py), libibverbs' discovery, a rename
+    g.item("nl-user-ours-" + k, ours(k), NL + "/nl-user.sh", env={"STACK": "ours"}, tier=tier)
+# the expectations are upstream's: they hold under the in-tree stack
+g.item("nl-user-inbox-6.1", inbox(), NL + "/nl-user.sh", env={"STACK": "inbox"}, tier="full")
+# the fuzzer: 100k requests in make check, 1M in make check-full (root with
+# the writes, and nobody); the in-tree stack takes its 100k too
+g.step("nlfuzz-build", nlfuzz_build)
+g.item("nlfuzz-ours-6.1", ours(), NL + "/nlfuzz.sh", env={"NLFUZZ_N": "100000"},
+       needs=("nlfuzz",), tier="check", timeout=1800)
+for k in ("6.1", "6.12"):
+    g.item("nlfuzz-full-ours-" + k, ours(k), NL + "/nlfuzz.sh", env={"NLFUZZ_N": "1000000"},
+           needs=("nlfuzz",), tier="full", timeout=5400)
+g.item("nlfuzz-inbox-6.1", inbox(), NL + "/nlfuzz.sh",
+       env={"NLFUZZ_N": "100000", "NLFUZZ_WRITES": "0"}, needs=("nlfuzz",), tier="full",
+       timeout=1800)
 
 g = group("kernels", "the other Debian kernels (5.10, 6.12-trixie, 7.2, 7.3): ours under opensm, "
           "the kverbs self-test, the umad tool, the diags against the in-tree stack's")

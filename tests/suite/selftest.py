@@ -161,6 +161,35 @@ def run(ctx):
     yield from case("an ethtool command with no output under the tested stack fails",
                     compare.compare_ethtool("cmp", a, b), r"ours ran the 4 commands inbox did")
 
+    # the rdma tool's outputs: the exceptions pass, anything else fails
+    ra, rb = os.path.join(a, "rdma"), os.path.join(b, "rdma")
+
+    def rdma(d, qp, comm, state, pid):
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "res-qp.txt"), "w") as f:
+            f.write("link mlx4_0/1 lqpn %s type UD state %s sq-psn 0 comm [ib_ipoib] \n"
+                    "link mlx4_0/1 lqpn 1 type GSI state RTS sq-psn 0 comm [%s] \n"
+                    "link mlx4_0/1 lqpn 26 type RC state INIT pid %s comm ibv_rc_pingpong \nrc=0\n"
+                    % (qp, state, comm, pid))
+        with open(os.path.join(d, "res-qp-j.txt"), "w") as f:
+            f.write('[{"lqpn":%s,"state":"%s","comm":"%s"}]\nrc=0\n' % (qp, state, comm))
+        return d
+    yield from case("rdma outputs differing in a QP number, the MAD layer's name and a PID pass",
+                    compare.compare_rdma("cmp", rdma(ra, 520, "ib_core", "RTS", 170),
+                                         rdma(rb, 24, "ib_mad", "RTS", 183)), None)
+    yield from case("rdma outputs with another QP state fail",
+                    compare.compare_rdma("cmp", rdma(ra, 520, "ib_core", "RTS", 170),
+                                         rdma(rb, 24, "ib_mad", "RTR", 183)),
+                    r"res-qp: as under inbox: line 1, after 'state': inbox 'RTS', ours 'RTR'")
+    yield from case("rdma outputs with another special QP number fail",
+                    compare.compare_rdma("cmp", rdma(ra, 0, "ib_core", "RTS", 170),
+                                         rdma(rb, 1, "ib_mad", "RTS", 183)),
+                    r"after 'lqpn': inbox '0', ours '1'")
+    yield from case("rdma JSON with another owner fails",
+                    compare.compare_rdma("cmp", rdma(ra, 520, "ib_core", "RTS", 170),
+                                         rdma(rb, 24, "ib_sa", "RTS", 183)),
+                    r"res-qp-j: .*comm: inbox 'ib_core', ours 'ib_sa'")
+
     # the guest library's plans
     lib = os.path.join(engine.TOP, "tests/testbed/guest/lib.sh")
 
