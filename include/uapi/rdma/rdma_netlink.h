@@ -8,8 +8,8 @@
  * served by ib_core (docs/netlink.md); the other clients' numbers are
  * here so that their messages can be recognised and refused.
  */
-#ifndef IBSTACK_UAPI_RDMA_NETLINK_H
-#define IBSTACK_UAPI_RDMA_NETLINK_H
+#ifndef IBSTACK_UAPI_RDMA_RDMA_NETLINK_H
+#define IBSTACK_UAPI_RDMA_RDMA_NETLINK_H
 
 #ifdef __KERNEL__
 #include <ibstack/no_kernel_ib.h>
@@ -218,4 +218,4 @@ enum rdma_nl_counter_mask {
 	RDMA_COUNTER_MASK_PID = 2,
 };
 
-#endif /* IBSTACK_UAPI_RDMA_NETLINK_H */
+#endif /* IBSTACK_UAPI_RDMA_RDMA_NETLINK_H */
