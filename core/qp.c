@@ -131,9 +131,8 @@ struct ib_qp *ib_core_create_qp(struct ib_device *device, struct ib_pd *pd,
 				struct ib_qp_init_attr *attr, struct ib_uobject *uobj,
 				struct ib_udata *udata, const char *caller)
 {
-	struct ib_qp *handle;
 	bool xrc_tgt = attr->qp_type == IB_QPT_XRC_TGT;
-	struct ib_qp *qp;
+	struct ib_qp *qp, *handle;
 	int ret;
 
 	ret = ib_check_qp_init_attr(device, attr);

@@ -137,32 +137,18 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 	dst->user = true;
 }
 
-/*
- * A QP's id is its number, the port above it for QP0 and QP1 (each port
- * has its own).  The id may still be held, reserved, by a QP of the same
- * number whose destroy has not finished unlisting it: the driver has
- * given the number out again, so that QP is gone, and the new one takes
- * the slot (the old one's commit leaves it alone).
- */
+/* A QP's id is its number, the port above it for QP0 and QP1 (each port has its own). */
 static int restrack_insert_qp(struct rdma_restrack_root *rt, struct rdma_restrack_entry *res)
 {
 	struct ib_qp *qp = container_of(res, struct ib_qp, res);
 	bool special = qp->qp_type == IB_QPT_SMI || qp->qp_type == IB_QPT_GSI;
-	void *old;
-	int ret;
 
 	if (WARN_ONCE(qp->qp_num >> 24 || (special && qp->port >> 8),
 		      "ib_core: QP number 0x%x, port %u beyond the tracker's ids\n",
 		      qp->qp_num, qp->port))
 		return -ERANGE;
 	res->id = qp->qp_num | (special ? qp->port << 24 : 0);
-	ret = xa_insert(&rt->xa, res->id, res, GFP_KERNEL);
-	if (ret != -EBUSY)
-		return ret;
-	old = xa_cmpxchg(&rt->xa, res->id, XA_ZERO_ENTRY, res, GFP_KERNEL);
-	if (xa_is_err(old))
-		return xa_err(old);
-	return old == XA_ZERO_ENTRY ? 0 : -EBUSY;
+	return xa_insert(&rt->xa, res->id, res, GFP_KERNEL);
 }
 
 void rdma_restrack_add(struct rdma_restrack_entry *res)
@@ -206,36 +192,46 @@ int rdma_restrack_get(struct rdma_restrack_entry *res)
 }
 EXPORT_SYMBOL(rdma_restrack_get);
 
-/* The entry's id becomes a reserved slot; then its readers are waited for. */
+/*
+ * The entry leaves its table, so no new reader finds it; then the readers
+ * that hold a reference are waited for.
+ */
 static void restrack_drain(struct rdma_restrack_root *rt, struct rdma_restrack_entry *res)
 {
 	void *old;
 
-	old = xa_cmpxchg(&rt->xa, res->id, res, XA_ZERO_ENTRY, GFP_KERNEL);
+	old = xa_erase(&rt->xa, res->id);
 	WARN_ONCE(old != res, "ib_core: restrack entry %u of type %d not where it was added\n",
 		  res->id, res->type);
 	rdma_restrack_put(res);
 	wait_for_completion(&res->comp);
 }
 
-/* The drained entry is listed again, with a fresh creation's reference. */
+/*
+ * The drained entry is listed again under its id, with a fresh creation's
+ * reference.  Nobody took the id meanwhile: cyclic ids come round again
+ * only after 2^32 others, and the driver gives a QP's number to no other
+ * QP while it lives.  Only a failed allocation leaves it untracked.
+ */
 static void restrack_restore(struct rdma_restrack_root *rt, struct rdma_restrack_entry *res)
 {
-	void *old;
+	int ret;
 
 	kref_init(&res->kref);
 	reinit_completion(&res->comp);
-	old = xa_cmpxchg(&rt->xa, res->id, XA_ZERO_ENTRY, res, GFP_KERNEL);
-	WARN_ONCE(old != XA_ZERO_ENTRY,
-		  "ib_core: restrack entry %u of type %d lost its reserved id\n",
-		  res->id, res->type);
+	ret = xa_insert(&rt->xa, res->id, res, GFP_KERNEL);
+	if (ret) {
+		res->valid = false;
+		pr_err_ratelimited("ib_core: %s: %s %u no longer tracked: %d\n",
+				   restrack_device(res)->name, restrack_type_names[res->type],
+				   res->id, ret);
+	}
 }
 
 void rdma_restrack_begin_del(struct rdma_restrack_entry *res, struct rdma_restrack_del *del)
 {
 	might_sleep();
 	del->rt = res->valid ? restrack_root(res) : NULL;
-	del->id = res->id;
 	del->task = res->task;
 	if (del->rt)
 		restrack_drain(del->rt, res);
@@ -250,9 +246,6 @@ void rdma_restrack_abort_del(struct rdma_restrack_entry *res, struct rdma_restra
 /* The entry is gone with its object: only what begin_del() kept is used. */
 void rdma_restrack_commit_del(struct rdma_restrack_del *del)
 {
-	/* the id goes, unless a new QP of the same number took it meanwhile */
-	if (del->rt)
-		xa_cmpxchg(&del->rt->xa, del->id, XA_ZERO_ENTRY, NULL, 0);
 	if (del->task)
 		put_task_struct(del->task);
 }

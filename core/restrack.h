@@ -11,11 +11,10 @@
  *	or rdma_restrack_parent_name()	or the owner of the object's PD
  *	rdma_restrack_add()		listed, with its id
  *	...
- *	rdma_restrack_begin_del()	before the driver's destroy: unlisted
- *					(its id reserved), the readers' references
- *					waited for
- *	rdma_restrack_abort_del()	the destroy failed: listed again
- *	or rdma_restrack_commit_del()	it succeeded: the id and the task let go
+ *	rdma_restrack_begin_del()	before the driver's destroy: unlisted,
+ *					the readers' references waited for
+ *	rdma_restrack_abort_del()	the destroy failed: listed again, same id
+ *	or rdma_restrack_commit_del()	it succeeded: the task let go
  *
  * The driver's destroy frees the object, entry included: what the commit
  * needs, begin_del() keeps in a struct rdma_restrack_del of the caller's.
@@ -23,6 +22,7 @@
  * cannot fail, called before it.  A failed addition (no memory, or a QP
  * number already listed: a driver bug) leaves the object untracked, as
  * 6.1 does, with a log line; its deletion then only lets go of the task.
+ * So does a relisting that finds no memory (abort_del(), sync()).
  */
 #ifndef IBSTACK_CORE_RESTRACK_H
 #define IBSTACK_CORE_RESTRACK_H
@@ -32,11 +32,10 @@
 
 /*
  * One type's table on one device (ib_device.res[type]).  xa maps the ids
- * to the entries (XA_FLAGS_ALLOC); an entry being deleted holds its id as
- * a reserved (zero) entry until its destroy is over, which lookups skip.
- * The xarray's own lock, never taken from interrupts, serialises every
- * change and is held by the readers while they find an entry and take
- * their reference; next_id, the cursor of the cyclic ids, is under it too.
+ * to the entries (XA_FLAGS_ALLOC).  The xarray's own lock, never taken
+ * from interrupts, serialises every change and is held by the readers
+ * while they find an entry and take their reference; next_id, the cursor
+ * of the cyclic ids, is under it too.
  */
 struct rdma_restrack_root {
 	struct xarray	xa;
@@ -67,7 +66,6 @@ void rdma_restrack_add(struct rdma_restrack_entry *res);
 /* What a deletion keeps of an entry across the driver's destroy (above). */
 struct rdma_restrack_del {
 	struct rdma_restrack_root	*rt;	/* NULL: the entry was not listed */
-	u32				id;
 	struct task_struct		*task;	/* the user owner's reference */
 };
 

@@ -47,7 +47,6 @@ int rdma_restrack_count(struct ib_device *dev, enum rdma_restrack_type type,
 
 	if (!rt)
 		return 0;
-	/* entries being deleted (reserved slots) are skipped */
 	xa_lock(&rt->xa);
 	xa_for_each(&rt->xa, id, res)
 		n++;
