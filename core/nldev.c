@@ -232,8 +232,8 @@ static int ib_nldev_put_dev(struct sk_buff *msg, struct ib_device *device)
 	return 0;
 }
 
-static int ib_nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
-			     struct netlink_ext_ack *extack)
+int ib_nldev_dev_doit(struct sk_buff *skb, struct nlmsghdr *nlh, struct netlink_ext_ack *extack,
+		      u32 cmd, int (*fill)(struct sk_buff *, struct ib_device *))
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
 	struct ib_device *device;
@@ -246,12 +246,12 @@ static int ib_nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 	device = ib_nldev_device(tb);
 	if (!device)
 		return -EINVAL;
-	msg = ib_nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_GET, &rnlh);
+	msg = ib_nldev_new_reply(skb, nlh, cmd, &rnlh);
 	if (!msg) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = ib_nldev_put_dev(msg, device);
+	ret = fill(msg, device);
 	if (ret) {
 		nlmsg_free(msg);
 		goto out;
@@ -263,12 +263,14 @@ out:
 	return ret;
 }
 
-/*
- * One message per registered device, by index; cb->args[0] is the index
- * the next part of the dump starts at.
- */
-static int ib_nldev_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
-				 u32 cmd, int (*fill)(struct sk_buff *, struct ib_device *))
+static int ib_nldev_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
+			     struct netlink_ext_ack *extack)
+{
+	return ib_nldev_dev_doit(skb, nlh, extack, RDMA_NLDEV_CMD_GET, ib_nldev_put_dev);
+}
+
+int ib_nldev_dump_devices(struct sk_buff *skb, struct netlink_callback *cb, u32 cmd,
+			  int (*fill)(struct sk_buff *, struct ib_device *))
 {
 	u32 index = cb->args[0];
 	struct ib_device *device;
@@ -751,6 +753,10 @@ static int ib_nldev_dellink(struct sk_buff *skb, struct nlmsghdr *nlh,
 
 /* ---- the table --------------------------------------------------------- */
 
+/* the object commands (nldev_res.c) */
+#define IB_NL_RES_OP(_admin)						\
+	{ .doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump, .admin = _admin }
+
 const struct ib_nl_op ib_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_GET] = {
 		.doit = ib_nldev_get_doit, .dump = ib_nldev_get_dump,
@@ -776,21 +782,11 @@ const struct ib_nl_op ib_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_RES_GET] = {
 		.doit = ib_nldev_res_get_doit, .dump = ib_nldev_res_get_dump,
 	},
-	[RDMA_NLDEV_CMD_RES_QP_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
-	[RDMA_NLDEV_CMD_RES_CM_ID_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
-	[RDMA_NLDEV_CMD_RES_CQ_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
-	[RDMA_NLDEV_CMD_RES_MR_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
-	[RDMA_NLDEV_CMD_RES_PD_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
+	[RDMA_NLDEV_CMD_RES_QP_GET] = IB_NL_RES_OP(false),
+	[RDMA_NLDEV_CMD_RES_CM_ID_GET] = IB_NL_RES_OP(false),
+	[RDMA_NLDEV_CMD_RES_CQ_GET] = IB_NL_RES_OP(false),
+	[RDMA_NLDEV_CMD_RES_MR_GET] = IB_NL_RES_OP(false),
+	[RDMA_NLDEV_CMD_RES_PD_GET] = IB_NL_RES_OP(false),
 	[RDMA_NLDEV_CMD_GET_CHARDEV] = {
 		.doit = ib_nldev_get_chardev,
 	},
@@ -803,21 +799,11 @@ const struct ib_nl_op ib_nldev_ops[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_STAT_DEL] = {
 		.doit = ib_nldev_stat_del_doit, .admin = true,
 	},
-	[RDMA_NLDEV_CMD_RES_QP_GET_RAW] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump, .admin = true,
-	},
-	[RDMA_NLDEV_CMD_RES_CQ_GET_RAW] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump, .admin = true,
-	},
-	[RDMA_NLDEV_CMD_RES_MR_GET_RAW] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump, .admin = true,
-	},
-	[RDMA_NLDEV_CMD_RES_CTX_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
-	[RDMA_NLDEV_CMD_RES_SRQ_GET] = {
-		.doit = ib_nldev_res_obj_doit, .dump = ib_nldev_res_obj_dump,
-	},
+	[RDMA_NLDEV_CMD_RES_QP_GET_RAW] = IB_NL_RES_OP(true),
+	[RDMA_NLDEV_CMD_RES_CQ_GET_RAW] = IB_NL_RES_OP(true),
+	[RDMA_NLDEV_CMD_RES_MR_GET_RAW] = IB_NL_RES_OP(true),
+	[RDMA_NLDEV_CMD_RES_CTX_GET] = IB_NL_RES_OP(false),
+	[RDMA_NLDEV_CMD_RES_SRQ_GET] = IB_NL_RES_OP(false),
 	[RDMA_NLDEV_CMD_STAT_GET_STATUS] = {
 		.doit = ib_nldev_stat_status_doit,
 	},

@@ -42,6 +42,19 @@ int ib_nldev_put_handle(struct sk_buff *msg, struct ib_device *device);
 struct sk_buff *ib_nldev_new_reply(struct sk_buff *skb, const struct nlmsghdr *req,
 				   u32 cmd, struct nlmsghdr **nlh);
 
+/*
+ * A command about one device (DEV_INDEX, lenient parsing): fill's answer
+ * of type cmd, or the errno.
+ */
+int ib_nldev_dev_doit(struct sk_buff *skb, struct nlmsghdr *nlh, struct netlink_ext_ack *extack,
+		      u32 cmd, int (*fill)(struct sk_buff *, struct ib_device *));
+/*
+ * A dump of every registered device, one message of type cmd each (fill's),
+ * by index; cb->args[0] is the index the next part starts at.
+ */
+int ib_nldev_dump_devices(struct sk_buff *skb, struct netlink_callback *cb, u32 cmd,
+			  int (*fill)(struct sk_buff *, struct ib_device *));
+
 /* nldev_res.c: the resource commands */
 int ib_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack);

@@ -336,57 +336,12 @@ static int ib_res_put_summary(struct sk_buff *msg, struct ib_device *device)
 int ib_nldev_res_get_doit(struct sk_buff *skb, struct nlmsghdr *nlh,
 			  struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
-	struct ib_device *device;
-	struct nlmsghdr *rnlh;
-	struct sk_buff *msg;
-	int ret;
-
-	if (ib_nldev_parse(nlh, tb, false, extack))
-		return -EINVAL;
-	device = ib_nldev_device(tb);
-	if (!device)
-		return -EINVAL;
-	msg = ib_nldev_new_reply(skb, nlh, RDMA_NLDEV_CMD_RES_GET, &rnlh);
-	ret = -ENOMEM;
-	if (!msg)
-		goto out;
-	ret = ib_res_put_summary(msg, device);
-	if (ret) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	nlmsg_end(msg, rnlh);
-	ret = ib_nl_unicast(skb, msg);
-out:
-	ib_device_put(device);
-	return ret;
+	return ib_nldev_dev_doit(skb, nlh, extack, RDMA_NLDEV_CMD_RES_GET, ib_res_put_summary);
 }
 
-/* every registered device's summary, by index (cb->args[0]: the next index) */
 int ib_nldev_res_get_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	u32 index = cb->args[0];
-	struct ib_device *device;
-	struct nlmsghdr *nlh;
-	int ret;
-
-	while ((device = ib_device_get_next(&index))) {
-		nlh = nlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_GET),
-				0, NLM_F_MULTI);
-		ret = nlh ? ib_res_put_summary(skb, device) : -EMSGSIZE;
-		ib_device_put(device);
-		if (ret) {
-			if (nlh)
-				nlmsg_cancel(skb, nlh);
-			break;
-		}
-		nlmsg_end(skb, nlh);
-		index++;
-	}
-	cb->args[0] = index;
-	return skb->len;
+	return ib_nldev_dump_devices(skb, cb, RDMA_NLDEV_CMD_RES_GET, ib_res_put_summary);
 }
 
 /* ---- the objects ------------------------------------------------------- */
