@@ -200,30 +200,19 @@ out:
 }
 
 /*
- * The status each stack gives: the in-tree one announces the kernel's
- * copy-on-fork through RDMA netlink, so libibverbs says UNNEEDED whatever
- * ibv_fork_init() did; ours has no RDMA netlink yet (issue 16), so
- * libibverbs falls back to its own fork support: DISABLED until
- * ibv_fork_init(), ENABLED after.  The kernel copies pinned pages at fork
- * under both (the fork-mr case below).
+ * The status libibverbs gives: both stacks announce the kernel's
+ * copy-on-fork through RDMA netlink (SYS_GET), so libibverbs says
+ * UNNEEDED whatever ibv_fork_init() did (before issue 16 ours had no
+ * netlink, and libibverbs fell back to its own fork support: DISABLED
+ * until ibv_fork_init(), ENABLED after).  The kernel copies pinned pages
+ * at fork under both (the fork-mr case below).
  */
-static enum ibv_fork_status uv_fork_status_before(bool inbox)
-{
-	return inbox ? IBV_FORK_UNNEEDED : IBV_FORK_DISABLED;
-}
-
-static enum ibv_fork_status uv_fork_status_after(bool inbox)
-{
-	return inbox ? IBV_FORK_UNNEEDED : IBV_FORK_ENABLED;
-}
-
 int uv_fork_init_probe(const char *stack)
 {
-	bool inbox = stack && !strcmp(stack, "inbox");
-
+	(void)stack;	/* the same under both stacks now */
 	if (ibv_fork_init())
 		return 1;
-	return ibv_is_fork_initialized() == uv_fork_status_after(inbox) ? 0 : 2;
+	return ibv_is_fork_initialized() == IBV_FORK_UNNEEDED ? 0 : 2;
 }
 
 /*
@@ -251,9 +240,8 @@ void uv_fork(void)
 	 * has registered nothing yet, EINVAL ("too late") after that.
 	 */
 	fs = ibv_is_fork_initialized();
-	uv_check("fork-status", fs == uv_fork_status_before(uv_opts.inbox),
-		 uv_opts.inbox ? "ibv_is_fork_initialized(): IBV_FORK_UNNEEDED" :
-		 "ibv_is_fork_initialized(): IBV_FORK_DISABLED (no RDMA netlink yet)",
+	uv_check("fork-status", fs == IBV_FORK_UNNEEDED,
+		 "ibv_is_fork_initialized(): IBV_FORK_UNNEEDED (RDMA netlink's copy-on-fork)",
 		 "it says %d", fs);
 	pid = fork();
 	if (pid == 0) {
@@ -265,9 +253,7 @@ void uv_fork(void)
 	if (pid > 0)
 		waitpid(pid, &st, 0);
 	uv_check("fork-init", pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		 uv_opts.inbox ?
-		 "ibv_fork_init() first thing in a new process: 0, status still UNNEEDED" :
-		 "ibv_fork_init() first thing in a new process: 0, status ENABLED",
+		 "ibv_fork_init() first thing in a new process: 0, status still UNNEEDED",
 		 "probe status 0x%x (exit 1: init failed, 2: wrong status)", st);
 
 	ctx = uv_open();
