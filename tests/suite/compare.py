@@ -472,6 +472,17 @@ RDMA_MAY_DIFFER = [
     # QPs' 8, so its first QP is 24 (QP0 and QP1 are compared)
     ("lqpn", lambda w: not ({"0", "1"} & set(w[w.index("lqpn") + 1:w.index("lqpn") + 2]))
      if "lqpn" in w else True),
+    # memory keys hold the index of the card's MPT entry, which each
+    # driver hands out in its own order and which depends on what the
+    # boot's earlier items registered (the MR's length, number and owner
+    # are compared)
+    ("lkey", None),
+    ("rkey", None),
+    ("local_dma_lkey", None),
+    # IPoIB's PD: its users include the address handles IPoIB holds for the
+    # peers and groups it has heard from, which the boot's earlier traffic
+    # decides
+    ("users", lambda w: "[ib_ipoib]" in w or "ib_ipoib" in w),
     # the MAD layer's PDs: their users are its QPs and whatever address
     # handles its agents hold at that moment (ib_sa's SM AH, a send in
     # flight), which each stack's MAD implementation decides
