@@ -54,9 +54,7 @@ struct ib_cq *ib_core_create_cq(struct ib_device *device, const struct ib_cq_ini
 /* [sleep] a complete CQ into the tracker: a kernel one's (caller) or a user's (NULL) */
 struct ib_cq *ib_core_track_cq(struct ib_cq *cq, const char *caller)
 {
-	rdma_restrack_new(&cq->res, RDMA_RESTRACK_CQ);
-	rdma_restrack_set_name(&cq->res, caller);
-	rdma_restrack_add(&cq->res);
+	rdma_restrack_track(&cq->res, RDMA_RESTRACK_CQ, caller);
 	return cq;
 }
 

@@ -33,9 +33,7 @@ struct ib_mr *ib_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type, u32 max_num
 		return mr ? mr : ERR_PTR(-ENOMEM);
 	ib_core_mr_init(mr, pd, mr_type);
 	atomic_inc(&pd->usecnt);
-	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_parent_name(&mr->res, &pd->res);
-	rdma_restrack_add(&mr->res);
+	rdma_restrack_track_child(&mr->res, RDMA_RESTRACK_MR, &pd->res);
 	return mr;
 }
 EXPORT_SYMBOL(ib_alloc_mr);

@@ -57,9 +57,7 @@ struct ib_pd *ib_core_new_pd(struct ib_device *device, unsigned int flags,
 /* [sleep] a complete kernel PD into the tracker (its DMA MR is not tracked, as in 6.1) */
 static struct ib_pd *ib_pd_track(struct ib_pd *pd, const char *caller)
 {
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, caller);
-	rdma_restrack_add(&pd->res);
+	rdma_restrack_track(&pd->res, RDMA_RESTRACK_PD, caller);
 	return pd;
 }
 
@@ -183,9 +181,7 @@ struct ib_mr *ibstack_reg_kernel_mr(struct ib_pd *pd, const u64 *pages, int npag
 	ib_core_mr_init(mr, pd, IB_MR_TYPE_MEM_REG);
 	mr->page_size = 1U << page_shift;
 	atomic_inc(&pd->usecnt);
-	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_parent_name(&mr->res, &pd->res);
-	rdma_restrack_add(&mr->res);
+	rdma_restrack_track_child(&mr->res, RDMA_RESTRACK_MR, &pd->res);
 	return mr;
 }
 EXPORT_SYMBOL(ibstack_reg_kernel_mr);

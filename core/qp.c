@@ -95,9 +95,7 @@ static int ib_check_qp_init_attr(struct ib_device *device, const struct ib_qp_in
  */
 static void ib_qp_track(struct ib_qp *qp, const char *caller)
 {
-	rdma_restrack_new(&qp->res, RDMA_RESTRACK_QP);
-	rdma_restrack_set_name(&qp->res, caller);
-	rdma_restrack_add(&qp->res);
+	rdma_restrack_track(&qp->res, RDMA_RESTRACK_QP, caller);
 }
 
 /*

@@ -175,6 +175,22 @@ void rdma_restrack_add(struct rdma_restrack_entry *res)
 	res->valid = true;
 }
 
+void rdma_restrack_track(struct rdma_restrack_entry *res, enum rdma_restrack_type type,
+			 const char *caller)
+{
+	rdma_restrack_new(res, type);
+	rdma_restrack_set_name(res, caller);
+	rdma_restrack_add(res);
+}
+
+void rdma_restrack_track_child(struct rdma_restrack_entry *res, enum rdma_restrack_type type,
+			       const struct rdma_restrack_entry *parent)
+{
+	rdma_restrack_new(res, type);
+	rdma_restrack_parent_name(res, parent);
+	rdma_restrack_add(res);
+}
+
 static void restrack_release(struct kref *kref)
 {
 	complete(&container_of(kref, struct rdma_restrack_entry, kref)->comp);

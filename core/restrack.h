@@ -63,6 +63,15 @@ void rdma_restrack_parent_name(struct rdma_restrack_entry *dst,
 			       const struct rdma_restrack_entry *parent);
 /* [sleep] lists the entry (the object's device and members are set) */
 void rdma_restrack_add(struct rdma_restrack_entry *res);
+/*
+ * [sleep] The three steps at once for a complete object: a fresh entry of
+ * type, its owner (caller's module; NULL: the current task), listed.
+ */
+void rdma_restrack_track(struct rdma_restrack_entry *res, enum rdma_restrack_type type,
+			 const char *caller);
+/* [sleep] the same with parent's owner (an MR's or an SRQ's PD's) */
+void rdma_restrack_track_child(struct rdma_restrack_entry *res, enum rdma_restrack_type type,
+			       const struct rdma_restrack_entry *parent);
 /* What a deletion keeps of an entry across the driver's destroy (above). */
 struct rdma_restrack_del {
 	struct rdma_restrack_root	*rt;	/* NULL: the entry was not listed */

@@ -56,9 +56,7 @@ struct ib_srq *ib_create_srq_user(struct ib_pd *pd, struct ib_srq_init_attr *att
 	atomic_set(&srq->usecnt, 0);
 	atomic_inc(&pd->usecnt);
 	/* its PD's owner's, as 6.1 */
-	rdma_restrack_new(&srq->res, RDMA_RESTRACK_SRQ);
-	rdma_restrack_parent_name(&srq->res, &pd->res);
-	rdma_restrack_add(&srq->res);
+	rdma_restrack_track_child(&srq->res, RDMA_RESTRACK_SRQ, &pd->res);
 	return srq;
 }
 EXPORT_SYMBOL(ib_create_srq_user);

@@ -33,9 +33,7 @@ struct ib_ucontext *ibstack_alloc_ucontext(struct ib_device *device,
 	ucontext->ufile = ufile;
 	ucontext->umaps = umaps;
 	/* the task that asked for it (GET_CONTEXT is its write()) */
-	rdma_restrack_new(&ucontext->res, RDMA_RESTRACK_CTX);
-	rdma_restrack_set_name(&ucontext->res, NULL);
-	rdma_restrack_add(&ucontext->res);
+	rdma_restrack_track(&ucontext->res, RDMA_RESTRACK_CTX, NULL);
 	return ucontext;
 }
 EXPORT_SYMBOL(ibstack_alloc_ucontext);
@@ -78,9 +76,7 @@ struct ib_pd *ibstack_alloc_pd_user(struct ib_device *device, struct ib_uobject 
 	pd = ib_core_new_pd(device, 0, uobj, udata);
 	if (IS_ERR(pd))
 		return pd;
-	rdma_restrack_new(&pd->res, RDMA_RESTRACK_PD);
-	rdma_restrack_set_name(&pd->res, NULL);
-	rdma_restrack_add(&pd->res);
+	rdma_restrack_track(&pd->res, RDMA_RESTRACK_PD, NULL);
 	return pd;
 }
 EXPORT_SYMBOL(ibstack_alloc_pd_user);
@@ -190,9 +186,7 @@ struct ib_mr *ibstack_reg_user_mr(struct ib_pd *pd, u64 start, u64 length, u64 v
 	mr->iova = virt;
 	mr->length = length;
 	atomic_inc(&pd->usecnt);
-	rdma_restrack_new(&mr->res, RDMA_RESTRACK_MR);
-	rdma_restrack_set_name(&mr->res, NULL);
-	rdma_restrack_add(&mr->res);
+	rdma_restrack_track(&mr->res, RDMA_RESTRACK_MR, NULL);
 	return mr;
 }
 EXPORT_SYMBOL(ibstack_reg_user_mr);

@@ -322,21 +322,31 @@ def norm(f, k, v):
     return v
 
 
-def compare_diags(name, da, db, la="inbox", lb="ours"):
-    """diags.sh's directories DA (reference) and DB, as PASS/FAIL lines"""
-    out = []
-    res = _res(out, name)
+def _txt_files(res, da, db, la, lb, what, extra=False):
+    """the *.txt files of DA and DB (None, None if either has none), with
+    a check that DB has every one of DA's (and with EXTRA, no other)"""
     files_a = sorted(os.path.basename(p) for p in glob.glob(os.path.join(da, "*.txt")))
     files_b = sorted(os.path.basename(p) for p in glob.glob(os.path.join(db, "*.txt")))
     if not files_a or not files_b:
         res(False, "compare %s with %s" % (lb, la), "no output from %s" % (la if not files_a else lb))
-        return out
+        return None, None
     missing = [f for f in files_a if f not in files_b]
-    res(not missing, "%s ran every query %s did (%d)" % (lb, la, len(files_a)),
+    res(not missing, "%s ran every %s %s did (%d)" % (lb, what, la, len(files_a)),
         "no output under %s: %s" % (lb, " ".join(missing)))
-    extra = [f for f in files_b if f not in files_a]
-    res(not extra, "%s ran no query %s did not (%d)" % (lb, la, len(files_b)),
-        "output under %s only: %s" % (lb, " ".join(extra)))
+    if extra:
+        more = [f for f in files_b if f not in files_a]
+        res(not more, "%s ran no %s %s did not (%d)" % (lb, what, la, len(files_b)),
+            "output under %s only: %s" % (lb, " ".join(more)))
+    return files_a, files_b
+
+
+def compare_diags(name, da, db, la="inbox", lb="ours"):
+    """diags.sh's directories DA (reference) and DB, as PASS/FAIL lines"""
+    out = []
+    res = _res(out, name)
+    files_a, files_b = _txt_files(res, da, db, la, lb, "query", extra=True)
+    if files_a is None:
+        return out
     for f in files_a:
         if f not in files_b:
             continue
@@ -570,14 +580,9 @@ def compare_rdma(name, da, db, la="inbox", lb="ours"):
     import json
     out = []
     res = _res(out, name)
-    files_a = sorted(os.path.basename(p) for p in glob.glob(os.path.join(da, "*.txt")))
-    files_b = sorted(os.path.basename(p) for p in glob.glob(os.path.join(db, "*.txt")))
-    if not files_a or not files_b:
-        res(False, "compare %s with %s" % (lb, la), "no output from %s" % (la if not files_a else lb))
+    files_a, files_b = _txt_files(res, da, db, la, lb, "command")
+    if files_a is None:
         return out
-    missing = [f for f in files_a if f not in files_b]
-    res(not missing, "%s ran every command %s did (%d)" % (lb, la, len(files_a)),
-        "no output under %s: %s" % (lb, " ".join(missing)))
     for f in files_a:
         if f not in files_b:
             continue
