@@ -30,6 +30,9 @@
 #   make print-kverbs [KVER=...]      the test module's .ko path (with -s)
 #   make install-extras               packaging/ files (modprobe.d, dkms)
 #   make dkms-src DEST=<dir>          the tree DKMS needs, copied to DEST
+#   make deb                          the Debian package (DKMS):
+#                      build/deb/ibstack-cx3-dkms_<version>_all.deb
+#                      (scripts/build-deb.sh)
 #   make build-check                  tests/build/check.sh
 #   make clean-modules [KVER=...]     remove build/<release>/
 #   make clean
@@ -39,7 +42,7 @@ include $(TOP)/scripts/module-dirs.mk
 
 .PHONY: all setup check check-full check-debug demo unit qemu testbed clean
 .PHONY: modules modules_install modules-dir print-builddir print-kver print-kverbs \
-	print-modules build-check install-extras uninstall-extras dkms-src \
+	print-modules build-check install-extras uninstall-extras dkms-src deb \
 	clean-modules modules-locked install-devel uninstall-devel upstream-ipoib-build
 
 all: qemu
@@ -246,5 +249,11 @@ dkms-src:
 		--exclude='modules.order' --exclude='.probes' \
 		Makefile Kbuild VERSION dkms.conf scripts include packaging/devel \
 		$(filter-out $(TEST_DIRS),$(IBSTACK_DIRS)) | tar -C $(DEST) -xf -
+
+# The Debian package ibstack-cx3-dkms (README "Installing with DKMS"):
+# debhelper and dh_dkms in a staging copy (build/deb/ibstack-cx3-<version>/,
+# from dkms-src and install-extras), the .deb in build/deb/.
+deb:
+	$(TOP)/scripts/build-deb.sh $(TOP) $(TOP)/build/deb
 
 .PHONY: check-kver

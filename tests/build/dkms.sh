@@ -8,12 +8,13 @@
 #   - the development tree is in /usr/src/ibstack-cx3/<release>/ (dkms.conf's
 #     POST_BUILD and POST_INSTALL), tests/ulp-sample builds against it (in
 #     build/dkms-ulp/<release>/) and its ibstack-ulp-check.sh passes;
-#   - a VM on each kernel (tests/vm/run --stack installed, with opensm) loads
-#     the stack with modprobe from the installed package, checks every
-#     module of ours is loaded from updates/ (and mlx4_0 is there if
-#     mlx4_ib is ours), loads the sample (its init sends one UD message to
-#     itself and fails unless both completions are right), unloads it and
-#     the stack again;
+#   - a VM on each kernel (tests/vm/run --stack installed, with opensm;
+#     tests/build/installed-guest.sh) loads the stack with modprobe from the
+#     installed package, checks every module of ours is loaded from
+#     updates/ and built out of tree (and mlx4_0 is there with both ports
+#     ACTIVE if mlx4_ib is ours), loads the sample (its init sends one UD
+#     message to itself and fails unless both completions are right),
+#     unloads it and the stack again;
 #   - dkms remove takes the development tree away again (POST_REMOVE);
 #   - whatever happens, the package is removed again and depmod re-run (the
 #     host's /lib/modules is what every later VM test boots with).
@@ -175,46 +176,14 @@ for i in "${built[@]}"; do
 done
 
 if [ "$vm" = 1 ]; then
-	# In the VM: load every module of ours with modprobe (guest-init already
-	# loaded the stack's), check where each came from, unload them again.
-	guest='set -u
-rc=0
-for m in '"${mods[*]}"'; do
-	modprobe "$m" || { echo "modprobe $m failed"; rc=1; continue; }
-	f=$(modinfo -n "$m")
-	case "$f" in
-	/lib/modules/$KVER/updates/*) ;;
-	*) echo "$m comes from $f, not updates/"; rc=1 ;;
-	esac
-	[ -d "/sys/module/$m" ] || { echo "$m is not loaded"; rc=1; }
-done
-case " '"${mods[*]}"' " in
-*" mlx4_ib "*) [ -e /sys/class/infiniband/mlx4_0 ] || { echo "no mlx4_0"; rc=1; } ;;
-esac
-ulp='"$ulpdir"'/$KVER/ibstack_ulp_sample.ko
-if [ -f "$ulp" ]; then
-	if insmod "$ulp"; then
-		echo "ulp-sample: loaded"
-		rmmod ibstack_ulp_sample || { echo "rmmod ibstack_ulp_sample failed"; rc=1; }
-	else
-		echo "ulp-sample: insmod failed"
-		rc=1
-	fi
-	dmesg | grep ibstack_ulp_sample
-fi
-lsmod
-# opensm (tests/vm/run --sm, for the sample) holds ib_umad: stop it first
-. tests/stack/guest/lib.sh
-sm_stop || { echo "opensm does not stop"; rc=1; }
-for m in '"$(printf '%s\n' "${mods[@]}" | tac | tr '\n' ' ')"'; do
-	[ -d "/sys/module/$m" ] || continue
-	modprobe -r "$m" || { echo "modprobe -r $m failed"; rc=1; }
-done
-exit $rc'
+	# In the VM (tests/build/installed-guest.sh): load every module of ours
+	# with modprobe (guest-init already loaded the stack's), check where
+	# each came from, load the sample, unload them again.
 	for i in "${ok_rel[@]}"; do
 		r=${releases[i]}
 		if "$top/tests/vm/run" --kernel "${series[i]}" --stack installed --sm --timeout 300 \
-			-- bash -c "$guest" >"$tmp/vm-$r.log" 2>&1; then
+			-- tests/build/installed-guest.sh --ulp "$ulpdir" ours "${mods[@]}" \
+			>"$tmp/vm-$r.log" 2>&1; then
 			echo "PASS dkms vm $r: the installed stack loads with modprobe and unloads"
 			if [ -n "${ulp_ok[$r]:-}" ]; then
 				if grep -q 'ulp-sample: loaded' "$tmp/vm-$r.log" &&

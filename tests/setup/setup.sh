@@ -47,7 +47,8 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # 2. Packages: build tools, QEMU build dependencies, the guest's tools
 #    (rdma-core userspace, rdma-core's Python tests with pyverbs, opensm,
-#    diags), busybox for the initramfs.
+#    diags), busybox for the initramfs; debhelper, dh-dkms and lintian
+#    for make deb and its test (tests/build/deb.sh).
 pkgs=(
 	build-essential git bc flex bison pkg-config python3 python3-venv
 	ninja-build meson dpkg-dev fakeroot
@@ -58,6 +59,7 @@ pkgs=(
 	python3-pyverbs
 	opensm perftest iproute2 iputils-ping procps ethtool
 	sparse linux-source-6.1 dkms openssl libelf-dev libssl-dev
+	debhelper dh-dkms lintian
 	seabios qemu-system-data ipxe-qemu
 )
 missing=()

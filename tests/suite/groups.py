@@ -115,6 +115,33 @@ def dkms_expect(series):
     return tuple(ex)
 
 
+def deb(series, reinstall=False):
+    def run(ctx):
+        env = dict(os.environ, DEB_SERIES=" ".join(series), DEB_REINSTALL="1" if reinstall else "0")
+        r = sh([os.path.join(TOP, "tests/build/deb.sh")], env=env)
+        yield from r.stdout.splitlines()
+        if r.returncode != 0:
+            yield "FAIL deb: tests/build/deb.sh exited %d" % r.returncode
+    return run
+
+
+def deb_expect(series, reinstall=False):
+    """The package installs for every kernel with headers: both of the
+    host's (make setup installs 6.1's and 6.12's) whatever SERIES boots."""
+    ex = [r"^PASS deb build:", r"^PASS deb contents:", r"^PASS deb lintian:", r"^PASS deb install:",
+          r"^PASS deb files:", r"^PASS deb purge:", r"^PASS deb purge files:"]
+    ex += [r"^PASS deb reinstall:"] if reinstall else []
+    for k in ("6.1", "6.12"):
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^PASS deb %s %s:" % (w, rel)
+               for w in ("dkms-status", "modinfo", "devel", "initramfs", "autoinstall", "in-tree",
+                         "initramfs purged") + (("reinstall",) if reinstall else ())]
+    for k in series:
+        rel = re.escape(release(k) or "no-%s-kernel" % k)
+        ex += [r"^PASS deb vm %s:" % rel, r"^PASS deb vm inbox %s:" % rel]
+    return tuple(ex)
+
+
 def dkms_envs(ctx):
     r = sh([os.path.join(TOP, "tests/build/dkms-envs.sh")])
     yield from r.stdout.splitlines()
@@ -558,9 +585,13 @@ for k in OTHER_KERNELS:
            needs=("umadtest",), tier="full")
 
 g = group("dkms", "the DKMS package built, installed and loaded (installs into /lib/modules: last); "
+          "the Debian package (make deb) installed, loaded and purged; "
           "built and installed in each other release's environment")
 g.step("dkms-6.1", dkms(("6.1",)), when="last", tier="check", expect=dkms_expect(("6.1",)))
 g.step("dkms", dkms(("6.1", "6.12")), when="last", tier="full", expect=dkms_expect(("6.1", "6.12")))
+g.step("deb-6.1", deb(("6.1",)), when="last", tier="check", expect=deb_expect(("6.1",)))
+g.step("deb", deb(("6.1", "6.12"), reinstall=True), when="last", tier="full",
+       expect=deb_expect(("6.1", "6.12"), reinstall=True))
 g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect())
 
 
