@@ -6,6 +6,7 @@
  * catastrophic-error recovery).
  */
 #include <linux/dma-mapping.h>
+#include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
@@ -306,6 +307,13 @@ static int mlx4_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_unmap;
 	mlx4_register_device(priv);
 	mlx4_start_catas_poll(priv);
+	/*
+	 * Every port is InfiniBand: its driver is mlx4_ib.  As the in-tree
+	 * mlx4_core, load it, so that "modprobe mlx4_core" (or the card's
+	 * modalias at boot, without rdma-core's udev rule) brings the IB
+	 * device up; never waits, and no error if it is not there.
+	 */
+	request_module_nowait("mlx4_ib");
 	return 0;
 
 err_unmap:

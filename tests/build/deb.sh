@@ -27,6 +27,12 @@
 #     --sm, tests/build/installed-guest.sh) loads the stack with modprobe:
 #     ours from updates/, built out of tree, mlx4_0 with both ports ACTIVE,
 #     the kernel's rdma_cm refused by the policy; it unloads;
+#   - a VM on each kernel of DEB_SERIES that boots the installed package
+#     the way a Debian host does (tests/vm/run --stack installed --boot
+#     systemd --sm: udev, rdma-core's rules and units, opensm's unit),
+#     checked by tests/boot/guest/plumbing.sh (the device named by
+#     rdma_rename, rdma-ndd, /dev/infiniband, only ours loaded, the
+#     kernel's other consumers deny-listed, a clean journal);
 #   - apt-get purge: nothing of the package left (dkms status, our modules
 #     in /lib/modules/*/updates, /usr/src, /etc/modprobe.d, /usr/share/dkms,
 #     /var/lib/dkms); every module name of ours resolves to the kernel's own
@@ -434,6 +440,29 @@ if [ "$vm" = 1 ] && [ "$inst_ok" = 1 ]; then
 		vm_check "deb vm $r" "$r" "${series[i]}" installed \
 			"${mods[0]}: /lib/modules/$r/updates/" "mlx4_0: ports 1 and 2 ACTIVE" "modprobe rdma_cm refused" -- \
 			--refused rdma_cm ours "${mods[@]}"
+	done
+fi
+
+# boot_check RELEASE SERIES: the installed package booted through systemd
+# and udev; PASS if the VM run succeeds, plumbing.sh met its plan and
+# printed no FAIL line
+boot_check() {
+	local r=$1 s=$2 log=$tmp/vm-boot-$1.log
+	if ! "$top/tests/vm/run" --kernel "$s" --stack installed --sm --boot systemd --timeout 300 \
+		-- env STACK=installed tests/boot/guest/plumbing.sh >"$log" 2>&1; then
+		fail " vm boot $r" "tests/vm/run --stack installed --boot systemd failed; last lines:"
+		tail -n 25 "$log" | indent
+	elif grep -q 'FAIL ' "$log" || ! grep -q 'PASS plumbing: all [0-9]* planned checks reported' "$log"; then
+		fail " vm boot $r" "tests/boot/guest/plumbing.sh:"
+		grep -E 'FAIL |^\[node1\]     ' "$log" | indent
+	else
+		echo "PASS deb vm boot $r: booted with systemd and udev, $(grep -c 'PASS boot-plumbing:' "$log") checks of tests/boot/guest/plumbing.sh passed ($(sed -n 's/.*PASS boot-plumbing: \(one device, named by NAME_FALLBACK.*\)/\1/p' "$log"))"
+	fi
+}
+
+if [ "$vm" = 1 ] && [ "$inst_ok" = 1 ]; then
+	for i in "${!releases[@]}"; do
+		boot_check "${releases[i]}" "${series[i]}"
 	done
 fi
 

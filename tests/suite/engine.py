@@ -47,6 +47,7 @@ class Boot:
     sm_node: int = 1
     cable: bool = True
     cx3_opts: str = ""
+    init: str = ""                  # "systemd": tests/vm/run --boot systemd
     part: str = ""                  # set to keep items apart from others
 
     def name(self):
@@ -60,6 +61,8 @@ class Boot:
             n += "-nocable"
         if self.cx3_opts:
             n += "-" + re.sub(r"[^a-z0-9]+", "", self.cx3_opts.split("=")[0])
+        if self.init:
+            n += "-" + self.init
         if self.part:
             n += "-" + self.part
         return n
@@ -185,7 +188,7 @@ def console_marks(path):
     """guest-init's progress lines: {mark: uptime seconds}"""
     marks = {}
     keys = (("started", "init"), ("loading the", "load"),
-            ("mlx4_0 is there", "device"), ("all ports ACTIVE", "active"),
+            ("mlx4_0 is there", "device"), ("device ", "device"), ("all ports ACTIVE", "active"),
             ("running:", "command"), ("command exited", "end"))
     try:
         with open(path, errors="replace") as f:
@@ -316,6 +319,8 @@ class BootRun:
                 a += ["--sm-node", str(b.sm_node)]
         if not b.cable:
             a += ["--no-cable"]
+        if b.init:
+            a += ["--boot", b.init]
         return a + ["--", "tests/vm/items", items_file]
 
     def run(self):

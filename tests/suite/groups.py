@@ -138,7 +138,7 @@ def deb_expect(series, reinstall=False):
                          "initramfs purged") + (("reinstall",) if reinstall else ())]
     for k in series:
         rel = re.escape(release(k) or "no-%s-kernel" % k)
-        ex += [r"^PASS deb vm %s:" % rel, r"^PASS deb vm inbox %s:" % rel]
+        ex += [r"^PASS deb vm %s:" % rel, r"^PASS deb vm boot %s:" % rel, r"^PASS deb vm inbox %s:" % rel]
     return tuple(ex)
 
 
@@ -570,6 +570,15 @@ for k in ("6.1", "6.12"):
 g.item("nlfuzz-inbox-6.1", inbox(), NL + "/nlfuzz.sh",
        env={"NLFUZZ_N": "100000", "NLFUZZ_WRITES": "0"}, needs=("nlfuzz",), tier="full",
        timeout=1800)
+
+g = group("boot", "Debian's rdma-core plumbing at boot (tests/vm/run --boot systemd): udev loads "
+          "the stack, rdma_rename names the device, rdma-ndd, /dev/infiniband's modes and links, "
+          "opensm from its unit; ours and, as the judge, the in-tree stack")
+for k, tier in (("6.1", "both"), ("6.12", "full")):
+    for st in ("ours", "inbox"):
+        g.item("plumbing-%s-%s" % (st, k), Boot(kernel=k, stacks=(st,), init="systemd"),
+               "tests/boot/guest/plumbing.sh", env={"STACK": st},
+               tier=tier if st == "ours" else "full")
 
 g = group("kernels", "the other Debian kernels (5.10, 6.12-trixie, 7.2, 7.3): ours under opensm, "
           "the kverbs self-test, the umad tool, the diags against the in-tree stack's")
