@@ -9,16 +9,23 @@
 # for tests/suite/compare.py to compare one stack's with another's, field
 # by field.  The commands: every show command plain, with -d and with -j,
 # as root and as nobody (keys are root's only); the statistics; the
-# refusals (set as nobody, raw dumps, a software link).
+# refusals (set as nobody, raw dumps, a software link).  Then a running
+# perftest (ib_write_bw from port 2 to port 1 over this node's loopback
+# TCP, 8-byte writes, 10^8 of them: killed long before the end): the two processes' objects, `rdma res show
+# qp|cq|pd|mr|ctx` lines of comm ib_write_bw, each with its process's role
+# (server, client) in front of it and its PID replaced by the role, sorted
+# by role (the two processes make their objects side by side: in whatever
+# order): perftest-OBJ.txt.
 #
 # Checks here, whatever the stack: the pingpong's objects are listed with
-# its PID; each command's file is there.
+# its PID; the perftest's two RC QPs are listed with theirs; each
+# command's file is there.
 set -u
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-rdma-dump}
 out=${OUT:-/vmout/rdma}
 mkdir -p "$out"
-plan 3
+plan 4
 
 dev=$(basename "$(ls -d /sys/class/infiniband/* | head -n 1)")
 wait_for 30 port_is 1 ACTIVE || echo "NOTE $t: port 1 is $(port_state 1)"
@@ -89,6 +96,41 @@ fi
 run link-del-nobody nobody rdma link delete "$dev/1"
 kill "$pp" 2>/dev/null
 wait "$pp" 2>/dev/null
+
+# --- a running perftest
+ib_write_bw -d "$dev" -i 1 -p 18519 -F -s 8 -n 100000000 >/tmp/perftest-server.log 2>&1 &
+ps_=$!
+wait_listen 30 18519 "$ps_" || echo "NOTE $t: the ib_write_bw server does not listen"
+ib_write_bw -d "$dev" -i 2 -p 18519 -F -s 8 -n 100000000 127.0.0.1 >/tmp/perftest-client.log 2>&1 &
+pc=$!
+# (a write's target only receives: the server's QP stays in RTR)
+pt_up() {
+	local q
+	q=$(rdma res show qp 2>/dev/null)
+	grep -q -E "^link $dev/1 .* type RC state RTR .*pid $ps_ comm ib_write_bw" <<<"$q" &&
+		grep -q -E "^link $dev/2 .* type RC state RTS .*pid $pc comm ib_write_bw" <<<"$q"
+}
+if wait_for 60 pt_up; then
+	pass "$t: a running ib_write_bw pair's RC QPs are listed with their PIDs (server $ps_ in RTR, client $pc in RTS)"
+else
+	fail "$t: a running ib_write_bw pair's RC QPs are listed with their PIDs (server $ps_ in RTR, client $pc in RTS)" \
+		"$(rdma res show qp 2>&1 | head -n 20; tail -n 5 /tmp/perftest-server.log /tmp/perftest-client.log)"
+fi
+# role: the lines of ib_write_bw, "server:"/"client:" in front, PID -> role
+role() {
+	awk -v s="$ps_" -v c="$pc" '/ comm ib_write_bw/ {
+		r = ""
+		for (i = 1; i < NF; i++)
+			if ($i == "pid") { r = ($(i + 1) == s) ? "server" : ($(i + 1) == c) ? "client" : "other"; $(i + 1) = r }
+		print r ": " $0
+	}' | sort -s -k1,1
+}
+for o in qp cq pd mr ctx; do
+	{ rdma res show "$o" | role; echo "rc=${PIPESTATUS[0]}"; } >"$out/perftest-$o.txt" 2>&1
+	n=$((n + 1))
+done
+kill "$pc" "$ps_" 2>/dev/null
+wait "$pc" "$ps_" 2>/dev/null
 ip link set ib0 down
 
 missing=$(for f in dev dev-d link res res-qp sys stat-qp set-nobody; do
