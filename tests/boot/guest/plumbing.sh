@@ -11,7 +11,12 @@
 #     running;
 #   - /dev/infiniband: uverbs0 0666, umad0/1 and issm0/1 0600, root's; the
 #     by-ibdev and by-path links of 60-infiniband.rules; rdma_cm (0666)
-#     only on the in-tree stack (ours refuses rdma_ucm: no rdma_cm yet);
+#     only on the in-tree stack (ours refuses rdma_ucm: no rdma_cm yet).
+#     by-ibdev's name is the device's when udev saw uverbs0 appear, and no
+#     uevent comes for uverbs0 when the device is renamed: the in-tree
+#     mlx4_ib needs ib_uverbs, so uverbs0 comes with the device, before
+#     rdma_rename: uverbs-mlx4_0 (stale from then on); ours loads ib_uverbs
+#     from rdma.conf after the rename: uverbs-<new name>;
 #   - the units: rdma-load-modules@{infiniband,rdma,roce}, rdma-hw.target,
 #     rdma-ndd, opensm.service and opensm@<port 1 GUID> active, no failed
 #     unit; both ports ACTIVE under that opensm;
@@ -83,11 +88,15 @@ else
 	fail "$t: /dev/infiniband: the nodes and their modes" "${bad[*]}"
 	ls -l /dev/infiniband
 fi
-l1=$(readlink "/dev/infiniband/by-ibdev/uverbs-$name")
-l2=$(readlink "/dev/infiniband/by-path/pci-$pci")
-expect "$t: by-ibdev/uverbs-$name and by-path/pci-$pci link to uverbs0" \
-	[ "$l1" = ../uverbs0 ] && [ "$l2" = ../uverbs0 ]
-[ "$l1" = ../uverbs0 ] && [ "$l2" = ../uverbs0 ] || ls -lR /dev/infiniband
+by_ibdev=uverbs-$name
+[ "$stack" = inbox ] && by_ibdev=uverbs-mlx4_0
+l1=$(find /dev/infiniband/by-ibdev -mindepth 1 -printf "%f " 2>&1)
+l1=${l1% }
+l2=$(readlink "/dev/infiniband/by-ibdev/$by_ibdev")
+l3=$(readlink "/dev/infiniband/by-path/pci-$pci")
+links_ok() { [ "$l1" = "$by_ibdev" ] && [ "$l2" = ../uverbs0 ] && [ "$l3" = ../uverbs0 ]; }
+expect "$t: by-ibdev/$by_ibdev (the only one) and by-path/pci-$pci link to uverbs0" links_ok
+links_ok || ls -lR /dev/infiniband
 
 # --- the units
 g=$(cat "$d/ports/1/gids/0" 2>/dev/null | tr -d :)

@@ -11,14 +11,16 @@ set -u
 t=${TESTNAME:-unload}
 plan 3
 
-mods=(ibstack_kverbs ibstack_ksa ibstack_kmad ib_ipoib rdma_ucm rdma_cm iw_cm
+# (ib_iser and rpcrdma: what rdma-core's rdma.conf loads at a systemd
+# boot of the in-tree stack, tests/vm/run --boot systemd)
+mods=(ibstack_kverbs ibstack_ksa ibstack_kmad ib_ipoib ib_iser rpcrdma rdma_ucm rdma_cm iw_cm
 	ib_cm ib_umad ib_uverbs ib_sa mlx4_ib mlx4_en ib_mad mlx4_core ib_core)
 pkill -x ibv_asyncwatch 2>/dev/null
 expect "$t: no opensm left running" sm_stop
 
 unload_all() { mods_unload "${mods[@]}"; }
-before=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
+before=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|rpcrdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
 expect "$t: modprobe -r of the stack (${before:-nothing loaded})" unload_all
-left=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
+left=$(lsmod | awk 'NR > 1 && $1 ~ /^(ib_|mlx4|rdma|rpcrdma|iw_cm|ibstack)/ { print $1 }' | tr '\n' ' ')
 expect "$t: no module of the stack left (${left:-none})" [ -z "$left" ]
 exit 0
