@@ -434,15 +434,6 @@ vm_check() {
 	fi
 }
 
-if [ "$vm" = 1 ] && [ "$inst_ok" = 1 ]; then
-	for i in "${!releases[@]}"; do
-		r=${releases[i]}
-		vm_check "deb vm $r" "$r" "${series[i]}" installed \
-			"${mods[0]}: /lib/modules/$r/updates/" "mlx4_0: ports 1 and 2 ACTIVE" "modprobe rdma_cm refused" -- \
-			--refused rdma_cm ours "${mods[@]}"
-	done
-fi
-
 # boot_check RELEASE SERIES: the installed package booted through systemd
 # and udev; PASS if the VM run succeeds, plumbing.sh met its plan and
 # printed no FAIL line
@@ -462,7 +453,11 @@ boot_check() {
 
 if [ "$vm" = 1 ] && [ "$inst_ok" = 1 ]; then
 	for i in "${!releases[@]}"; do
-		boot_check "${releases[i]}" "${series[i]}"
+		r=${releases[i]}
+		vm_check "deb vm $r" "$r" "${series[i]}" installed \
+			"${mods[0]}: /lib/modules/$r/updates/" "mlx4_0: ports 1 and 2 ACTIVE" "modprobe rdma_cm refused" -- \
+			--refused rdma_cm ours "${mods[@]}"
+		boot_check "$r" "${series[i]}"
 	done
 fi
 
