@@ -390,9 +390,17 @@ static int mlx4_request_irqs(struct mlx4_priv *priv)
 	struct pci_dev *pdev = priv->dev.pdev;
 	int i, err;
 
+	/*
+	 * The names in /proc/interrupts are the in-tree driver's (scripts
+	 * that spread a card's interrupts over CPUs match them): INTx
+	 * "mlx4_core@pci:<bdf>", the async EQ "mlx4-async@pci:<bdf>", and
+	 * completion EQ n (1 up: the async EQ is number 0) "mlx4-n@<bdf>".
+	 */
 	if (!t->nvec) {
+		snprintf(t->eqs[0].irq_name, sizeof(t->eqs[0].irq_name),
+			 DRV_NAME "@pci:%s", pci_name(pdev));
 		err = request_irq(pdev->irq, mlx4_intx_handler, IRQF_SHARED,
-				  DRV_NAME, priv);
+				  t->eqs[0].irq_name, priv);
 		if (err)
 			return err;
 		t->intx_requested = true;
@@ -402,11 +410,11 @@ static int mlx4_request_irqs(struct mlx4_priv *priv)
 		struct mlx4_eq *eq = &t->eqs[i];
 
 		if (i == 0)
-			snprintf(eq->irq_name, sizeof(eq->irq_name), "mlx4-async@%s",
-				 pci_name(pdev));
+			snprintf(eq->irq_name, sizeof(eq->irq_name),
+				 "mlx4-async@pci:%s", pci_name(pdev));
 		else
 			snprintf(eq->irq_name, sizeof(eq->irq_name), "mlx4-%d@%s",
-				 i - 1, pci_name(pdev));
+				 i, pci_name(pdev));
 		eq->irq = pci_irq_vector(pdev, i);
 		err = request_irq(eq->irq, mlx4_msix_handler, 0, eq->irq_name, eq);
 		if (err) {

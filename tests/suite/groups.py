@@ -228,6 +228,24 @@ def cmp_net(name, ref, test, suffix):
     return run
 
 
+def cmp_lines(name, ref, test, suffix, what):
+    """a file next to OUT of each item (OUT's name with SUFFIX): the same
+    lines under both stacks"""
+    def run(ctx):
+        fa, fb = (ctx.out_path(x) for x in (ref, test))
+        fa, fb = (p[:-len(".txt")] + suffix if p else None for p in (fa, fb))
+        try:
+            la, lb = (open(f).read().splitlines() for f in (fa, fb))
+        except (OSError, TypeError) as e:
+            yield "FAIL %s: %s as under the in-tree stack: unreadable: %s" % (name, what, e)
+            return
+        if la and la == lb:
+            yield "PASS %s: %s as under the in-tree stack (%s)" % (name, what, ", ".join(lb))
+        else:
+            yield "FAIL %s: %s as under the in-tree stack: inbox %s, ours %s" % (name, what, la, lb)
+    return run
+
+
 def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
     def run(ctx):
         return compare_diags(name, ctx.out_path(ref, node, sub or ""),
@@ -312,6 +330,9 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
         nm = "sysfs-%s-%s" % (what, k)
         g.compare(nm, cmp_net(nm, "sysfs-inbox-" + k, "sysfs-ours-" + k, suffix),
                   ["sysfs-inbox-" + k, "sysfs-ours-" + k], tier=tier)
+    g.compare("sysfs-irq-" + k, cmp_lines("sysfs-irq-" + k, "sysfs-inbox-" + k, "sysfs-ours-" + k,
+                                          "-irq.txt", "the interrupts' names in /proc/interrupts"),
+              ["sysfs-inbox-" + k, "sysfs-ours-" + k], tier=tier)
 
 g = group("diags", "infiniband-diags under ours against the in-tree stack, field by field")
 for k in ("6.1", "6.12"):

@@ -16,7 +16,9 @@
 #
 # Under an SM, ib0 too (below): its tree to OUT_NET (default OUT's name
 # with -ib0), a legacy child's to OUT_CHILD (-ib0.8001), ethtool's outputs
-# to the directory OUT_ETHTOOL (-ethtool).  mlx4_0's device and subsystem
+# to the directory OUT_ETHTOOL (-ethtool).  The names of the card's
+# interrupts in /proc/interrupts, in its order, to OUT_IRQ (-irq.txt).
+# mlx4_0's device and subsystem
 # links are left out of its dump; ib0's are in, their targets named.
 #
 # Then the checks that need the guest: node_desc is writable; under an SM
@@ -142,6 +144,10 @@ if [ "${UNDER_SM:-1}" = 1 ]; then
 fi
 is ports/1/pkeys/0 0xffff
 is ports/2/pkeys/0 0xffff
+
+# the card's interrupts, as /proc/interrupts names them (scripts that spread
+# a card's interrupts over the CPUs match these names)
+awk '/mlx4/ { print $NF }' /proc/interrupts >"${OUT_IRQ:-${out%.txt}-irq.txt}" 2>&1
 
 # --- ib0 -------------------------------------------------------------------
 # Under an SM: ib0 up with carrier (speed and the like are real), its tree
