@@ -18,14 +18,16 @@
 #     rdma_rename: uverbs-mlx4_0 (stale from then on); ours loads ib_uverbs
 #     from rdma.conf after the rename: uverbs-<new name>;
 #   - the units: rdma-load-modules@{infiniband,rdma,roce}, rdma-hw.target,
-#     rdma-ndd, opensm.service and opensm@<port 1 GUID> active, no failed
-#     unit; both ports ACTIVE under that opensm;
+#     rdma-ndd, opensm.service and opensm@<port 1 GUID> active, none of
+#     them failed; both ports ACTIVE under that opensm;
 #   - the modules: STACK=ours|installed: every module of ours loaded, out
 #     of tree from updates/, and none of the kernel's InfiniBand modules
 #     (its other consumers deny-listed by the package's modprobe.d file, as
 #     the journal says); STACK=inbox: the kernel's own;
-#   - the journal: no error (priority err and above) and no line of a
-#     module that failed to load.
+#   - the journal: no error (priority err and above) of the kernel, the
+#     plumbing's programs or naming the stack, and no line of a module that
+#     failed to load.  The host's own units (the boot is the host's
+#     sysinit.target) are noted, not judged.
 set -u
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-boot-plumbing}
@@ -112,9 +114,13 @@ if [ ${#bad[@]} = 0 ]; then
 else
 	fail "$t: the units active" "${bad[*]}"
 fi
+# (the host's own units, which the boot shares, are noted, not judged: a
+# CI host's are not ours to fix)
+plumbing_rx='^(rdma|opensm|cx3-|kmod|systemd-(modules-load|udev))'
 failed=$(systemctl list-units --failed --plain --no-legend 2>&1)
-expect "$t: no failed unit" [ -z "$failed" ]
-[ -z "$failed" ] || echo "$failed"
+mine=$(grep -E "$plumbing_rx" <<<"$failed")
+expect "$t: no failed unit of the stack's plumbing (rdma-*, opensm*, udev, modules-load)" [ -z "$mine" ]
+[ -z "$failed" ] || echo "NOTE $t: failed units: $failed"
 links=$(rdma link 2>&1)
 expect "$t: rdma link: ports 1 and 2 ACTIVE under $sm_unit" \
 	[ "$(grep -c -E "^link $name/[12] .* state ACTIVE " <<<"$links")" = 2 ]
@@ -180,7 +186,10 @@ fi
 modfail=$(grep -E -i "Failed to (insert|find) module|Unknown symbol|disagrees about version|modprobe: (ERROR|FATAL)|Error running install command" <<<"$jr")
 expect "$t: no module failed to load (journal)" [ -z "$modfail" ]
 [ -z "$modfail" ] || echo "$modfail"
+# errors of the kernel, of the plumbing's programs, or naming the stack
 err=$(journalctl -b --no-pager -p err -o short-monotonic 2>&1 | grep -v -E '^-- (No entries|Journal begins|Logs begin)')
-expect "$t: no error in the journal (priority err and above)" [ -z "$err" ]
-[ -z "$err" ] || echo "$err"
+mine=$(grep -i -E '\] [^ ]+ (kernel|systemd-modules-load|systemd-udevd|rdma[-_a-z]*|opensm|OpenSM)(\[[0-9]+\])?:|rdma|infiniband|mlx4|ib_|umad|uverbs|ipoib|opensm' <<<"$err")
+expect "$t: no error in the journal from the kernel, the plumbing or about the stack" [ -z "$mine" ]
+[ -z "$mine" ] || echo "$mine"
+[ -z "$err" ] || [ "$err" = "$mine" ] || echo "NOTE $t: other errors in the journal: $err"
 exit 0
