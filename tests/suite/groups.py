@@ -246,10 +246,10 @@ def cmp_lines(name, ref, test, suffix, what):
     return run
 
 
-def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None):
+def cmp_diags(name, ref, test, node=1, la="inbox", lb="ours", sub=None, more_skip=()):
     def run(ctx):
         return compare_diags(name, ctx.out_path(ref, node, sub or ""),
-                             ctx.out_path(test, node, sub or ""), la, lb)
+                             ctx.out_path(test, node, sub or ""), la, lb, more_skip)
     return run
 
 
@@ -352,9 +352,14 @@ g = group("failover", "two nodes: opensm moves from node 1 to node 2, ports stay
 g.item("failover-ours-6.1", ours(nodes=2), ST + "/failover.sh")
 g.item("failover-inbox-6.1", inbox(nodes=2), ST + "/failover.sh", tier="full")
 g.item("failover-ours-6.12", ours("6.12", nodes=2), ST + "/failover.sh", tier="full")
+# (a port's transmit discards after the move: a MAD of the stopping SM's
+# sweep caught in flight by the move is discarded at its port, or not,
+# under either stack: check-full saw the in-tree stack's node count one
+# where ours had none, and the runs before it none under both)
 for n in (1, 2):
     nm = "failover-6.1-node%d" % n
-    g.compare(nm, cmp_diags(nm, "failover-inbox-6.1", "failover-ours-6.1", n, sub="diags-failover"),
+    g.compare(nm, cmp_diags(nm, "failover-inbox-6.1", "failover-ours-6.1", n, sub="diags-failover",
+                            more_skip=("*perfquery-*:PortXmitDiscards",)),
               ["failover-inbox-6.1", "failover-ours-6.1"], tier="full")
 
 # one node without an SM, for the tests that remove and add the device
