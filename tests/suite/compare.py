@@ -543,6 +543,29 @@ RDMA_CAPS_DROP = {
 }
 
 
+# Keys the reference may print on a line (or JSON object) where ours prints
+# none, with the reason:
+RDMA_REF_ONLY = {
+    # Linux 6.12's in-tree IPoIB ties its interface to the IB port
+    # (ib_device_set_netdev()), so its `rdma link` names ib0 and its index;
+    # 6.1's does not, and ours follows 6.1's API (listed in the issue-16
+    # note as a difference on newer kernels)
+    "netdev", "netdev_index",
+}
+
+
+def _rdma_drop_ref_only(ta, tb):
+    """ta without the RDMA_REF_ONLY key/value pairs that tb lacks"""
+    out, i = [], 0
+    while i < len(ta):
+        if ta[i] in RDMA_REF_ONLY and ta[i] not in tb and i + 1 < len(ta):
+            i += 2
+            continue
+        out.append(ta[i])
+        i += 1
+    return out
+
+
 def _rdma_norm_caps(line):
     m = re.match(r"^(\s*caps: <)(.*)(>\s*)$", line)
     if not m:
@@ -564,6 +587,7 @@ def _rdma_cmp_text(la, lb, A, B):
         diffs.append("%d lines under %s, %d under %s" % (len(A), la, len(B), lb))
     for i, (a, b) in enumerate(zip(A, B)):
         ta, tb = _rdma_norm_caps(a).split(), _rdma_norm_caps(b).split()
+        ta = _rdma_drop_ref_only(ta, tb)
         if len(ta) != len(tb):
             diffs.append("line %d: %s '%s', %s '%s'" % (i + 1, la, a.strip(), lb, b.strip()))
             continue
@@ -582,6 +606,8 @@ def _rdma_cmp_json(la, lb, ja, jb):
         diffs.append("%d objects under %s, %d under %s" % (len(ja), la, len(jb), lb))
     for i, (oa, ob) in enumerate(zip(ja, jb)):
         for k in sorted(set(oa) | set(ob)):
+            if k not in ob and k in RDMA_REF_ONLY:
+                continue
             if k not in ob:
                 diffs.append("object %d: %s missing under %s" % (i + 1, k, lb))
             elif k not in oa:
