@@ -546,10 +546,10 @@ RDMA_CAPS_DROP = {
 # Keys the reference may print on a line (or JSON object) where ours prints
 # none, with the reason:
 RDMA_REF_ONLY = {
-    # Linux 6.12's in-tree IPoIB ties its interface to the IB port
-    # (ib_device_set_netdev()), so its `rdma link` names ib0 and its index;
-    # 6.1's does not, and ours follows 6.1's API (listed in the issue-16
-    # note as a difference on newer kernels)
+    # Linux 6.12's in-tree stack associates the port's IPoIB interface with
+    # the IB port, so its `rdma link` names ib0 and its index; 6.1's does
+    # not, and ours follows 6.1 (listed in the issue-16 note as a
+    # difference on newer kernels)
     "netdev", "netdev_index",
 }
 
