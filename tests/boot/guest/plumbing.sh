@@ -59,9 +59,10 @@ nl=$(rdma dev 2>&1)
 expect "$t: rdma dev lists it by that name" grep -q -E "^[0-9]+: $name: node_type ca " <<<"$nl"
 [[ "$nl" == *"$name"* ]] || echo "$nl"
 net=$(ip -br link show type ipoib 2>&1 | awk '{ print $1 }' | sort | xargs)
+want_net=$(printf '%s\n' "$want" "${want}d1" | sort | xargs)
 expect "$t: the IPoIB interfaces are $want and ${want}d1 (udev's net naming)" \
-	[ "$net" = "$(printf '%s\n' "$want" "${want}d1" | sort | xargs)" ]
-[ "$net" = "$(printf '%s\n' "$want" "${want}d1" | sort | xargs)" ] || echo "    ipoib interfaces: $net"
+	[ "$net" = "$want_net" ]
+[ "$net" = "$want_net" ] || echo "    ipoib interfaces: $net"
 
 # --- rdma-ndd
 desc=$(cat "$d/node_desc" 2>/dev/null)
