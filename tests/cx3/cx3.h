@@ -296,6 +296,17 @@ struct cx3_live {
 	unsigned long icm_pages, aux_pages, fa_pages;
 };
 
+/*
+ * Work counters for make bench (read through the qom properties cmds,
+ * uar-writes and interrupts): what a driver costs the card, whatever the
+ * host's speed.  Counted since the VM started; never reset.
+ */
+struct cx3_counts {
+	uint64_t cmds;		/* firmware commands executed (HCR GO) */
+	uint64_t uar_writes;	/* MMIO writes to BAR2: doorbells, BlueFlame */
+	uint64_t interrupts;	/* EQ interrupts raised (MSI-X or INTx) */
+};
+
 /* What INIT_HCA told the card about its ICM layout. */
 struct cx3_hca {
 	bool initialised;
@@ -328,6 +339,7 @@ struct cx3_dev {
 	uint64_t icm_size;		/* SET_ICM_SIZE */
 	struct cx3_hca hca;
 	struct cx3_live live;
+	struct cx3_counts counts;
 
 	struct cx3_icm_map *icm;	/* ICM VA -> guest PA */
 	uint32_t uar_cq_dw0[CX3_UAR_AREA / CX3_UAR_PAGE];

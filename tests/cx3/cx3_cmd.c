@@ -139,6 +139,7 @@ void cx3_cmd_execute(struct cx3_dev *dev, struct cx3_cmd *cmd, uint8_t *status)
 	const char *name;
 	size_t i;
 
+	dev->counts.cmds++;
 	for (i = 0; i < sizeof(cx3_cmds) / sizeof(cx3_cmds[0]); i++) {
 		if (cx3_cmds[i].opcode == cmd->opcode) {
 			d = &cx3_cmds[i];

@@ -39,6 +39,7 @@ static struct cx3_eq *eq_get(struct cx3_dev *dev, uint32_t eqn)
 static void eq_interrupt(struct cx3_dev *dev, struct cx3_eq *eq)
 {
 	eq->armed = false;
+	dev->counts.interrupts++;
 	if (dev->host.msix_enabled(dev->host.opaque)) {
 		dev->host.msix_notify(dev->host.opaque, eq->intr);
 		return;

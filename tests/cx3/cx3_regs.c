@@ -289,6 +289,7 @@ void cx3_bar2_write(struct cx3_dev *dev, uint32_t addr, uint64_t val,
 
 	if (addr >= CX3_BAR2_SIZE || cx3_dead(dev))
 		return;
+	dev->counts.uar_writes++;
 	if (addr >= CX3_UAR_AREA) {
 		cx3_bf_write(dev, addr - CX3_UAR_AREA, val, size);
 	} else if (off == CX3_DB_SEND && size == 4) {

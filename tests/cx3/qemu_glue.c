@@ -679,8 +679,30 @@ static void cx3_set_catas(Object *obj, Visitor *v, const char *name,
 	cx3_raise_catas(&s->dev, val);
 }
 
+/*
+ * The work counters (struct cx3_counts), read-only: qom-get <device> cmds,
+ * uar-writes or interrupts (make bench reads them around each measurement).
+ */
+static void cx3_get_count(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	const struct cx3_counts *c = &CX3(obj)->dev.counts;
+	uint64_t val;
+
+	if (!strcmp(name, "cmds"))
+		val = c->cmds;
+	else if (!strcmp(name, "uar-writes"))
+		val = c->uar_writes;
+	else
+		val = c->interrupts;
+	visit_type_uint64(v, name, &val, errp);
+}
+
 static void cx3_instance_init(Object *obj)
 {
+	static const char *const counts[] = {
+		"cmds", "uar-writes", "interrupts"
+	};
 	size_t i;
 
 	object_property_add_bool(obj, "link1", cx3_get_link1, cx3_set_link1);
@@ -693,6 +715,9 @@ static void cx3_instance_init(Object *obj)
 				    (void *)&cx3_impair_props[i]);
 	object_property_add(obj, "seed", "uint64", cx3_get_seed, cx3_set_seed,
 			    NULL, NULL);
+	for (i = 0; i < ARRAY_SIZE(counts); i++)
+		object_property_add(obj, counts[i], "uint64", cx3_get_count,
+				    NULL, NULL, NULL);
 }
 
 static void cx3_qdev_reset(DeviceState *d)

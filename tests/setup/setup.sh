@@ -48,7 +48,8 @@ export DEBIAN_FRONTEND=noninteractive
 # 2. Packages: build tools, QEMU build dependencies, the guest's tools
 #    (rdma-core userspace, rdma-core's Python tests with pyverbs, opensm,
 #    diags), busybox for the initramfs; debhelper, dh-dkms and lintian
-#    for make deb and its test (tests/build/deb.sh).
+#    for make deb and its test (tests/build/deb.sh); iperf3 and matplotlib
+#    for make bench (bench/README.md).
 pkgs=(
 	build-essential git bc flex bison pkg-config python3 python3-venv
 	ninja-build meson dpkg-dev fakeroot
@@ -60,6 +61,7 @@ pkgs=(
 	opensm perftest iproute2 iputils-ping procps ethtool
 	sparse linux-source-6.1 dkms openssl libelf-dev libssl-dev
 	debhelper dh-dkms lintian
+	iperf3 python3-matplotlib
 	seabios qemu-system-data ipxe-qemu
 )
 missing=()

@@ -20,6 +20,7 @@ int main(void)
 	uint64_t eq_buf = MEM_BASE + 0x400000, mtt_va;
 	int st, i;
 	uint32_t dw6;
+	uint64_t cmds;
 
 	mem = calloc(1, MEM_SIZE);
 	if (!mem)
@@ -67,13 +68,16 @@ int main(void)
 	st = post(&dev, 0, 0, &out, 0x003, 0);
 	check(st == 3, "outbox outside guest memory gives BAD_PARAM (%d)", st);
 
-	/* unknown and refused opcodes */
+	/* unknown and refused opcodes; every command counts (make bench) */
 	out = 0;
 	logs = 0;
+	cmds = dev.counts.cmds;
 	st = post(&dev, 0, 0, &out, 0x7ee, 0);
 	check(st == 2 && strstr(last_log, "unknown command"),
 	      "unknown opcode answers BAD_OP and is logged as unknown");
 	check(dev.cmd_unknown == 1, "unknown commands are counted");
+	check(dev.counts.cmds == cmds + 1, "the work counter counts it too (%llu after %llu)",
+	      (unsigned long long)dev.counts.cmds, (unsigned long long)cmds);
 	st = post(&dev, 0, 0, &out, 0x04d, 0);
 	check(st == 2 && strstr(last_log, "refused"),
 	      "SENSE_PORT (Ethernet) answers BAD_OP and is logged as refused");
