@@ -40,7 +40,7 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 include $(TOP)/scripts/module-dirs.mk
 
-.PHONY: all setup check check-full check-debug demo unit qemu testbed clean
+.PHONY: all setup check check-full check-debug demo unit qemu testbed clean bench-tools bench
 .PHONY: modules modules_install modules-dir print-builddir print-kver print-kverbs \
 	print-modules build-check install-extras uninstall-extras dkms-src deb \
 	clean-modules modules-locked install-devel uninstall-devel upstream-ipoib-build
@@ -73,6 +73,14 @@ qemu:
 # the test bed's own groups (the model judged by the in-tree stack)
 testbed:
 	tests/run-checks devinfo intx autoactive datapath twonode
+
+# make bench's user-space tools (verbsbench, madbench) in build/bench/
+bench-tools:
+	$(MAKE) -C bench/tools O=$(CURDIR)/build/bench
+
+# our stack against the in-tree stack (bench/README.md); BENCH_KERNEL=6.12
+bench:
+	bench/run
 
 clean:
 	if [ -d $(TOP)/tests/cx3/unit ]; then $(MAKE) -C $(TOP)/tests/cx3/unit clean; fi

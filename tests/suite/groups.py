@@ -13,6 +13,7 @@ items of our stack again on the debug kernel (see debug_tier below).
 """
 import dataclasses
 import glob
+import json
 import os
 import re
 
@@ -618,6 +619,82 @@ for k in OTHER_KERNELS:
            tier="full", timeout=900)
     g.item("umad-ours-" + k, ours(k), "tests/umad/guest/umad-tests.sh", env={"STACK": "ours"},
            needs=("umadtest",), tier="full")
+
+# make bench's smoke: one round of each stack with short measurements, in
+# bench/run's own boot of two nodes (its host side answers the guests'
+# counter requests); no CPU hog round.  A user checks that the table and the
+# chart come out and that every metric has a figure for both stacks.
+BENCH_METRICS = (
+    ["bring-up: to registered", "bring-up: to ACTIVE", "bring-up: firmware commands",
+     "bring-up: slab", "unload", "slab per 1000 QPs", "SMP NodeInfo to the peer",
+     "SA PathRecord queries", "ibping flood", "ib_write_bw 64B 4 QPs msg rate"] +
+    ["verbs %s x%d" % (t, n) for n in (1, 4)
+     for t in ("pd", "cq", "qp", "mr-4k", "mr-64m", "mr-1g", "mr-64m-huge", "mr-1g-huge")] +
+    ["%s %dB" % (b, s) for b in ("ib_write_bw", "ib_send_bw", "ib_read_bw")
+     for s in (64, 4096, 65536)] +
+    ["%s 8B" % p for p in ("ib_send_lat", "ib_write_lat", "ib_read_lat")] +
+    ["IPoIB %s TCP %s" % (m, n) for m in ("datagram", "connected") for n in ("1 stream", "4 streams")] +
+    ["IPoIB datagram CPU s per GB", "IPoIB connected CPU s per GB", "IPoIB UDP 64B packets/s",
+     "IPoIB ping rtt"])
+
+
+def bench_smoke(ctx):
+    res = os.path.join(TOP, "build/bench/smoke-results")
+    sh(["rm", "-rf", res])
+    env = dict(os.environ, BENCH_ROUNDS="1", BENCH_HOG_ROUNDS="0", BENCH_SECS="0.2",
+               BENCH_OUT=res)
+    r = sh([os.path.join(TOP, "bench/run")], env=env)
+    tail = ["    " + x for x in r.stdout.splitlines()[-15:]]
+    if r.returncode:
+        yield "FAIL bench smoke: bench/run exited %d" % r.returncode
+        yield from tail
+    else:
+        yield "PASS bench smoke: bench/run exited 0"
+    vals = {}
+    try:
+        with open(os.path.join(res, "samples.jsonl")) as f:
+            for line in f:
+                rec = json.loads(line)
+                if "metric" in rec:
+                    vals.setdefault(rec["metric"], {})[rec["stack"]] = rec["value"]
+    except (OSError, ValueError) as e:
+        yield "FAIL bench smoke samples: %s" % e
+    for m in BENCH_METRICS:
+        got = vals.get(m, {})
+        bad = [st for st in ("ours", "inbox")
+               if not isinstance(got.get(st), (int, float)) or not got[st] > 0
+               or got[st] == float("inf")]
+        if bad:
+            yield "FAIL bench smoke metric %s: no positive figure for %s (%s)" % (m, " ".join(bad), got)
+        else:
+            yield "PASS bench smoke metric %s: ours %.4g, in-tree %.4g" % (m, got["ours"], got["inbox"])
+    try:
+        with open(os.path.join(res, "table.md")) as f:
+            rows = [ln for ln in f if ln.startswith("| ") and not ln.startswith("| metric")]
+        miss = [m for m in BENCH_METRICS if not any(ln.startswith("| %s |" % m) for ln in rows)]
+        if miss:
+            yield "FAIL bench smoke table: no row for %s" % ", ".join(miss)
+        else:
+            yield "PASS bench smoke table: a row for each of the %d metrics" % len(BENCH_METRICS)
+    except OSError as e:
+        yield "FAIL bench smoke table: %s" % e
+    try:
+        with open(os.path.join(res, "chart.png"), "rb") as f:
+            head = f.read(8)
+        if head == b"\x89PNG\r\n\x1a\n":
+            yield "PASS bench smoke chart: chart.png is a PNG"
+        else:
+            yield "FAIL bench smoke chart: chart.png is not a PNG (%r)" % head
+    except OSError as e:
+        yield "FAIL bench smoke chart: %s" % e
+
+
+g = group("bench", "make bench's smoke: one short round of each stack (bench/run), "
+          "the table and the chart")
+g.step("bench-smoke", bench_smoke, when="after", tier="both",
+       expect=(r"^PASS bench smoke: bench/run exited 0", r"^PASS bench smoke table:",
+               r"^PASS bench smoke chart:") +
+       tuple(r"^PASS bench smoke metric %s:" % re.escape(m) for m in BENCH_METRICS))
 
 g = group("dkms", "the DKMS package built, installed and loaded (installs into /lib/modules: last); "
           "the Debian package (make deb) installed, loaded and purged; "
