@@ -21,6 +21,7 @@ int mlx4_bitmap_init(struct mlx4_bitmap *bm, u32 num, u32 reserved)
 	bm->num = num;
 	bm->reserved = reserved;
 	bm->next = reserved;
+	bm->lowest = false;
 	spin_lock_init(&bm->lock);
 	return 0;
 }
@@ -34,16 +35,18 @@ void mlx4_bitmap_cleanup(struct mlx4_bitmap *bm)
 /*
  * cnt consecutive numbers starting at a multiple of align (a power of two).
  * The search starts after the last allocation, so freed numbers are not
- * reused at once (a late event for an old object finds nothing).
+ * reused at once (a late event for an old object finds nothing); from the
+ * lowest number for a bitmap marked lowest (see struct mlx4_bitmap).
  */
 int mlx4_bitmap_alloc(struct mlx4_bitmap *bm, u32 cnt, u32 align, u32 *obj)
 {
-	unsigned long start;
+	unsigned long start, from;
 
 	if (!cnt || !align || !is_power_of_2(align) || cnt > bm->num)
 		return -EINVAL;
 	spin_lock(&bm->lock);
-	start = bitmap_find_next_zero_area(bm->bits, bm->num, bm->next, cnt,
+	from = bm->lowest ? ALIGN(bm->reserved, align) : bm->next;
+	start = bitmap_find_next_zero_area(bm->bits, bm->num, from, cnt,
 					   align - 1);
 	if (start >= bm->num)
 		start = bitmap_find_next_zero_area(bm->bits, bm->num,

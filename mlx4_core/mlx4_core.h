@@ -93,6 +93,14 @@ struct mlx4_bitmap {
 	u32		num;		/* bits */
 	u32		reserved;	/* the lowest numbers are never handed out */
 	u32		next;		/* where the next search starts (round robin) */
+	/*
+	 * Hand out the lowest free numbers instead, reusing a freed one at
+	 * once: for MPTs and MTTs, which raise no events, so that their ICM
+	 * chunks stay mapped while objects come and go (upstream's MLX4_NO_RR);
+	 * the round robin would map and unmap a chunk around every
+	 * registration once the numbers walk past the first one.
+	 */
+	bool		lowest;
 	spinlock_t	lock;		/* protects bits and next */
 };
 

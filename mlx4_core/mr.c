@@ -323,6 +323,8 @@ int mlx4_init_mr_table(struct mlx4_priv *priv)
 			       priv->dev_cap.reserved_mtts);
 	if (err)
 		goto err_mpt;
+	priv->mpt_bitmap.lowest = true;
+	priv->mtt_bitmap.lowest = true;
 	return 0;
 
 err_mpt:
