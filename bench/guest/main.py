@@ -99,6 +99,10 @@ def one_round(peer, st, rnd, load, groups):
         except Exception as e:
             log('%s failed: %s' % (g, traceback.format_exc()))
             emit(dict(tag, error='%s: %s' % (type(e).__name__, e), group=g))
+        for what, err in measure.ERRORS:
+            log('%s: %s failed: %s' % (g, what, err))
+            emit(dict(tag, error=err, group='%s: %s' % (g, what)))
+        del measure.ERRORS[:]
         log('%s: %.0f s' % (g, stack.clock() - t0))
     job = peer.start('tear_down')
     t = stack.tear_down()
