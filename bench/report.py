@@ -114,6 +114,30 @@ def summarize(samples):
     return rows
 
 
+def work(samples):
+    """The card's work per operation (control path and MADs: samples with
+    an ops count) or per measurement: firmware commands, UAR writes and EQ
+    interrupts, median over the rounds, per stack: the profile that says
+    where a ratio comes from whatever the host's speed."""
+    by = {}
+    for s in samples:
+        ex = s.get('extra', {})
+        if s['load'] != 'quiet' or 'interrupts' not in ex:
+            continue
+        n = ex.get('ops') or 1
+        e = by.setdefault(s['metric'], {'per': 'op' if ex.get('ops') else 'run',
+                                         'ours': [], 'inbox': []})
+        e[s['stack']].append(tuple(ex[k] / n for k in ('cmds', 'uar_writes', 'interrupts')))
+    out = ['| metric | per | commands ours | in-tree | UAR writes ours | in-tree | interrupts ours | in-tree |',
+           '|---|---|---:|---:|---:|---:|---:|---:|']
+    for m, e in by.items():
+        med = {st: [statistics.median(x[i] for x in e[st]) if e[st] else None
+                    for i in range(3)] for st in ('ours', 'inbox')}
+        out.append('| %s | %s | %s |' % (m, e['per'], ' | '.join(
+            '%s | %s' % (fmt(med['ours'][i]), fmt(med['inbox'][i])) for i in range(3))))
+    return '\n'.join(out) + '\n'
+
+
 def fmt(v):
     if v is None:
         return '-'
@@ -194,6 +218,8 @@ def main():
     head = ('make bench on Linux %s (%s): ours against the in-tree stack, %d rounds'
             % (a.kernel, a.release or '?', max([r['rounds'] for r in quiet] or [0])))
     md = table(quiet, hog, '### ' + head)
+    md += ('\nThe card\'s work (the model\'s counters, medians of the quiet rounds):\n\n' +
+           work(samples))
     if errors:
         md += '\nFailed measurements:\n\n' + ''.join(
             '- %s, %s stack, round %s (%s): %s\n' % (e['group'], e['stack'], e['round'],

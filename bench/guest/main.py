@@ -71,7 +71,8 @@ rpc.exported(stack.unload_all)
 
 def bringup_samples(b, t):
     return [('bring-up: to registered', b['registered_s'], {}),
-            ('bring-up: to ACTIVE', b['active_s'], {}),
+            ('bring-up: to ACTIVE', b['active_s'],
+             {k: b[k] for k in ('upper_loaded_s', 'sm_started_s', 'states_at_sm')}),
             ('bring-up: firmware commands', b['cmds_active'],
              {'to_registered': b['cmds_registered']}),
             ('bring-up: slab', b['slab_bytes'], {}),

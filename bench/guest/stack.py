@@ -192,15 +192,22 @@ def bring_up(stack, sm_ports, ports=(1, 2), limit=240):
     t_reg = clock() - t0
     c_reg = counts()
     sh(['modprobe', '-a'] + UPPER)
+    t_upper = clock() - t0
+    t_sm = None
     if sm_ports:
         wait_for('umad devices of ports %s' % (sm_ports,),
                  lambda: umad_ready(sm_ports), limit)
         start_sm(sm_ports)
+        t_sm = clock() - t0
+    # where the ports are when the SM starts: INIT once the link is up
+    at_sm = [port_state(p) for p in ports]
     wait_for('ports %s ACTIVE' % (ports,),
              lambda: all('ACTIVE' in port_state(p) for p in ports), limit)
     t_act = clock() - t0
     c_act = counts()
     return {'registered_s': t_reg, 'active_s': t_act,
+            'upper_loaded_s': t_upper, 'sm_started_s': t_sm,
+            'states_at_sm': at_sm,
             'cmds_registered': c_reg['cmds'] - c0['cmds'],
             'cmds_active': c_act['cmds'] - c0['cmds'],
             'slab_bytes': meminfo('Slab') - slab0}
