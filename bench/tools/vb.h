@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * verbsbench: what its files share.  verbsbench.c parses the command line,
  * runs the threads of each test and prints the results; vb_tests.c has the

@@ -282,6 +282,7 @@ const struct vb_test vb_tests[] = {
 	{ "mr-64m-huge", 64 * MIB, true, mr_setup, mr_op, mr_teardown },
 	{ "mr-1g-huge", GIB, true, mr_setup, mr_op, mr_teardown },
 };
+
 const size_t vb_ntests = sizeof(vb_tests) / sizeof(vb_tests[0]);
 
 const struct vb_test *vb_find_test(const char *name)
