@@ -726,8 +726,12 @@ void ipoib_carrier_on_task(struct work_struct *work)
 		msleep(20);
 	}
 	if (test_bit(IPOIB_FLAG_OPER_UP, &priv->flags)) {
-		/* datagram mode: the broadcast group's MTU bounds the user's */
-		dev_set_mtu(priv->dev, min(priv->mcast_mtu, priv->admin_mtu));
+		/*
+		 * datagram mode: the broadcast group's MTU bounds the user's;
+		 * connected mode keeps the one the user set (up to 65520)
+		 */
+		if (!ipoib_cm_admin(priv))
+			dev_set_mtu(priv->dev, min(priv->mcast_mtu, priv->admin_mtu));
 		netif_carrier_on(priv->dev);
 	}
 	rtnl_unlock();

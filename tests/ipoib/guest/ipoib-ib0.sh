@@ -15,6 +15,8 @@
 #      4; 65520 refused in datagram mode (EINVAL) and the MTU unchanged;
 #      a bigger MTU than the group's accepted but capped; sysfs mode
 #      refuses "connected" without the newline and any other word;
+#      connected mode keeps an MTU of 65520 set while ib0 was down once
+#      ib0 is up again; back to datagram mode, the group's MTU again;
 #      ethtool's speed is the port's rate;
 #   4. traffic: ping; the peer's 20-byte address in ip neigh; the
 #      broadcast group and the peer's path in debugfs; ping6 to the peer's
@@ -42,7 +44,7 @@ fi
 mine=0
 [ "${STACK:-inbox}" = ours ] && mine=1
 # node 1 restarts opensm twice (2 more checks)
-if [ "$NODE" = 1 ]; then plan 33; else plan 31; fi
+if [ "$NODE" = 1 ]; then plan 35; else plan 33; fi
 
 # --- 1. the module ------------------------------------------------------------
 f=$(modinfo -n ib_ipoib 2>/dev/null)
@@ -131,6 +133,28 @@ echo foo 2>/dev/null >"$ib0_sys/mode" || rc2=1
 m3=$(cat "$ib0_sys/mode" 2>/dev/null)
 expect "$t: sysfs mode refuses 'connected' without a newline and 'foo' (exit $rc1 $rc2), still datagram ($m3)" \
 	[ "$rc1" != 0 -a "$rc2" != 0 -a "$m3" = datagram ]
+# connected mode's MTU is the user's: set while ib0 is down, it stays when
+# ib0 comes up and the broadcast group's join turns the carrier on (the
+# group's MTU bounds datagram mode's only; make bench found ours cutting
+# it back to 2044)
+carrier_on() { [ "$(cat "$ib0_sys/carrier" 2>/dev/null)" = 1 ]; }
+ip link set ib0 down
+echo connected >"$ib0_sys/mode"
+ip link set ib0 mtu 65520
+ip link set ib0 up
+wait_for 60 carrier_on
+rc=$?
+m4=$(cat "$ib0_sys/mtu" 2>/dev/null)
+expect "$t: connected mode: MTU 65520 set while ib0 was down is kept once it is up with carrier (wait $rc, MTU $m4)" \
+	[ "$rc" = 0 -a "$m4" = 65520 ]
+ip link set ib0 down
+echo datagram >"$ib0_sys/mode"
+ip link set ib0 up
+wait_for 60 carrier_on
+rc=$?
+m4=$(cat "$ib0_sys/mtu" 2>/dev/null)
+expect "$t: back in datagram mode: carrier again, MTU $m4 the group's less 4 ($mtu)" \
+	[ "$rc" = 0 -a "$m4" = "$mtu" ]
 # the port's rate, e.g. "56 Gb/sec (4X FDR)", as ethtool's Mb/s
 rate=$(sed -n 's/^\([0-9]*\) Gb\/sec.*/\1/p' "$ibdev/ports/1/rate" 2>/dev/null)
 sp=$(ethtool ib0 2>/dev/null | sed -n 's/^[[:space:]]*Speed: //p')
