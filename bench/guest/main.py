@@ -56,7 +56,7 @@ def log(msg):
     print('bench: %s' % msg, flush=True)
 
 
-OUT = open('/vmout/bench.jsonl', 'a')
+OUT = None	# node 1's /vmout/bench.jsonl (main)
 
 
 def emit(rec):
@@ -121,6 +121,8 @@ def main():
         stack.unload_all()
         rpc.serve(log)
         return 0
+    global OUT
+    OUT = open('/vmout/bench.jsonl', 'a')
     rounds = int(os.environ.get('BENCH_ROUNDS', '5'))
     hog_rounds = int(os.environ.get('BENCH_HOG_ROUNDS', '1'))
     groups = os.environ.get('BENCH_GROUPS', ' '.join(GROUPS)).split()
