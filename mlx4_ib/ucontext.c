@@ -50,9 +50,16 @@ int mlx4_ib_copy_cmd(struct mlx4_ib_dev *dev, void *cmd, size_t len, struct ib_u
 	return ib_copy_from_udata(cmd, udata, len);
 }
 
-/* [sleep] The driver's answer, as much of it as the provider has room for. */
+/*
+ * [sleep] The driver's answer, as much of it as the provider has room for.
+ * No room at all is -EFAULT, as 6.1's mlx4_ib (its copy then goes to the
+ * NULL buffer ib_uverbs gives a driver without response words) and the
+ * object is not made.
+ */
 int mlx4_ib_copy_resp(struct ib_udata *udata, void *resp, size_t len)
 {
+	if (!udata->outlen)
+		return -EFAULT;
 	return ib_copy_to_udata(udata, resp, min(len, udata->outlen));
 }
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ib_uverbs: protection domains, memory regions and windows, address
- * handles, XRC domains (shared by the inode of a file, per device).
+ * ib_uverbs: protection domains, memory regions and windows, XRC domains
+ * (shared by the inode of a file, per device).  No address handles: mlx4
+ * builds its UD address vectors in user space, and 6.1 offers CREATE_AH
+ * and DESTROY_AH only to a driver with create_user_ah, which mlx4_ib has
+ * not (both answer -EOPNOTSUPP, file.c).
  */
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -10,7 +13,7 @@
 
 /* --- PDs -------------------------------------------------------------------- */
 
-/* -EBUSY while MRs, MWs, AHs, QPs or SRQs use it */
+/* -EBUSY while MRs, MWs, QPs or SRQs use it */
 static int uv_destroy_pd(struct uv_uobj *obj, struct uverbs_attr_bundle *attrs, bool cleanup)
 {
 	return ib_dealloc_pd_user(obj->uobj.object, &attrs->driver_udata);
@@ -278,94 +281,6 @@ int uv_cmd_dealloc_mw(struct uverbs_attr_bundle *attrs)
 	if (ret)
 		return ret;
 	ret = uv_uobj_destroy(attrs, &uv_type_mw, cmd.mw_handle, &obj);
-	if (ret)
-		return ret;
-	uv_uobj_free(obj);
-	return 0;
-}
-
-/* --- AHs -------------------------------------------------------------------- */
-
-static int uv_destroy_ah(struct uv_uobj *obj, struct uverbs_attr_bundle *attrs, bool cleanup)
-{
-	return rdma_destroy_ah_user(obj->uobj.object, RDMA_DESTROY_AH_SLEEPABLE,
-				    &attrs->driver_udata);
-}
-
-const struct uv_type uv_type_ah = { .name = "AH", .destroy = uv_destroy_ah };
-
-/* the attributes are checked by rdma_create_user_ah() (port, GRH, type) */
-int uv_cmd_create_ah(struct uverbs_attr_bundle *attrs)
-{
-	struct ib_uverbs_file *ufile = attrs->ufile;
-	struct ib_uverbs_create_ah_resp resp = {};
-	struct ib_uverbs_create_ah cmd;
-	struct rdma_ah_attr attr = {};
-	struct uv_uobj *obj, *pd_obj;
-	struct ib_pd *pd;
-	struct ib_ah *ah;
-	int ret;
-
-	ret = uv_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	obj = uv_uobj_alloc(attrs, &uv_type_ah);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	pd = uv_get_object(ufile, &uv_type_pd, cmd.pd_handle, &pd_obj, &ret);
-	if (!pd)
-		goto err;
-
-	attr.type = rdma_ah_find_type(ufile->ib_dev, cmd.attr.port_num);
-	rdma_ah_set_make_grd(&attr, false);
-	rdma_ah_set_dlid(&attr, cmd.attr.dlid);
-	rdma_ah_set_sl(&attr, cmd.attr.sl);
-	rdma_ah_set_path_bits(&attr, cmd.attr.src_path_bits);
-	rdma_ah_set_static_rate(&attr, cmd.attr.static_rate);
-	rdma_ah_set_port_num(&attr, cmd.attr.port_num);
-	if (cmd.attr.is_global)
-		rdma_ah_set_grh(&attr, (union ib_gid *)cmd.attr.grh.dgid,
-				cmd.attr.grh.flow_label, cmd.attr.grh.sgid_index,
-				cmd.attr.grh.hop_limit, cmd.attr.grh.traffic_class);
-	else
-		rdma_ah_set_ah_flags(&attr, 0);
-
-	ah = rdma_create_user_ah(pd, &attr, &attrs->driver_udata);
-	if (IS_ERR(ah)) {
-		ret = PTR_ERR(ah);
-		uv_dbg(ufile, "AH refused: %d\n", ret);
-		goto err_pd;
-	}
-	ah->uobject = &obj->uobj;
-	obj->uobj.object = ah;
-	obj->uobj.user_handle = cmd.user_handle;
-	resp.ah_handle = obj->uobj.id;
-	ret = uv_response(attrs, &resp, sizeof(resp));
-	if (ret)
-		goto err_ah;
-	uv_uobj_put(pd_obj, false);
-	uv_uobj_commit(obj);
-	return 0;
-
-err_ah:
-	rdma_destroy_ah_user(ah, RDMA_DESTROY_AH_SLEEPABLE, &attrs->driver_udata);
-err_pd:
-	uv_uobj_put(pd_obj, false);
-err:
-	uv_uobj_abort(obj);
-	return ret;
-}
-
-int uv_cmd_destroy_ah(struct uverbs_attr_bundle *attrs)
-{
-	struct ib_uverbs_destroy_ah cmd;
-	struct uv_uobj *obj;
-	int ret;
-
-	ret = uv_request(attrs, &cmd, sizeof(cmd));
-	if (ret)
-		return ret;
-	ret = uv_uobj_destroy(attrs, &uv_type_ah, cmd.ah_handle, &obj);
 	if (ret)
 		return ret;
 	uv_uobj_free(obj);

@@ -99,7 +99,7 @@ struct uv_type {
 				   bool cleanup);
 };
 
-extern const struct uv_type uv_type_pd, uv_type_mr, uv_type_mw, uv_type_ah,
+extern const struct uv_type uv_type_pd, uv_type_mr, uv_type_mw,
 	uv_type_cq, uv_type_qp, uv_type_srq, uv_type_xrcd;
 
 /*
@@ -215,8 +215,6 @@ int uv_cmd_ex_query_device(struct uverbs_attr_bundle *attrs);
 int uv_cmd_create_comp_channel(struct uverbs_attr_bundle *attrs);
 int uv_cmd_alloc_pd(struct uverbs_attr_bundle *attrs);
 int uv_cmd_dealloc_pd(struct uverbs_attr_bundle *attrs);
-int uv_cmd_create_ah(struct uverbs_attr_bundle *attrs);
-int uv_cmd_destroy_ah(struct uverbs_attr_bundle *attrs);
 int uv_cmd_reg_mr(struct uverbs_attr_bundle *attrs);
 int uv_cmd_rereg_mr(struct uverbs_attr_bundle *attrs);
 int uv_cmd_dereg_mr(struct uverbs_attr_bundle *attrs);
