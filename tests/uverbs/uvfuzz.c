@@ -81,7 +81,8 @@ void fail(struct th *t, const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
-	if (++n_fail >= 20)
+	/* -v: go on after 20 failures (to see them all) */
+	if (++n_fail >= 20 && !verbose)
 		stop = 1;
 	pthread_mutex_unlock(&out);
 }

@@ -291,6 +291,7 @@ static int get_context(int fd, struct ib_uverbs_get_context_resp *r, unsigned ch
 	} w = { { IB_USER_VERBS_CMD_GET_CONTEXT, 4, 7 }, { 0 } };
 	unsigned char out[28];
 
+	memset(out, 0xff, sizeof(out));
 	w.c.response = (uintptr_t)out;
 	if (write(fd, &w, sizeof(w)) < 0)
 		return errno;
