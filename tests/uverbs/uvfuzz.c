@@ -289,8 +289,11 @@ int main(int argc, char **argv)
 		unsigned long done = __atomic_load_n(&opcount, __ATOMIC_RELAXED);
 		int alive = 0;
 
-		for (int i = 0; i < nthreads; i++)
-			alive += pthread_tryjoin_np(ths[i].pt, NULL) == EBUSY;
+		for (int i = 0; i < nthreads; i++) {
+			if (!ths[i].joined && pthread_tryjoin_np(ths[i].pt, NULL) != EBUSY)
+				ths[i].joined = true;
+			alive += !ths[i].joined;
+		}
 		if (!alive)
 			break;
 		if (done != last) {

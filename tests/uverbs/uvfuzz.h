@@ -69,6 +69,7 @@ struct th {
 	volatile unsigned long opno;
 	volatile const char *what;
 	pthread_t pt;
+	bool joined;
 };
 
 /* the errnos a call may end with: bit e of w[e / 64]; bit 0 is success */

@@ -246,14 +246,16 @@ void op_modify_qp(struct th *t, struct ufile *f)
 	struct call c = { .req = &req };
 	struct eset pred = eset_of(0, -1);
 	struct pk qp;
-	bool strict, query = chance(t, 4), clean = false;
+	bool strict, query = chance(t, 4), clean = false, quiet = false;
 	int e, from = -1, to = 0, port = 1 + below(t, nports);
 
 	memset(&req, 0, sizeof(req));
 	op_lock();
 	qp = pick(t, f, T_QP, false, 8);
-	if (qp.slot >= 0 && !qp.cls)
-		from = f->o[qp.slot].busy ? -1 : f->o[qp.slot].state;
+	if (qp.slot >= 0 && !qp.cls) {
+		quiet = !f->o[qp.slot].busy;	/* nothing in flight on it */
+		from = quiet ? f->o[qp.slot].state : -1;
+	}
 	strict = qp.strict;
 	if (qp.cls)
 		pred = eset_of(qp.cls, -1);
@@ -349,7 +351,8 @@ void op_modify_qp(struct th *t, struct ufile *f)
 	if (!qp.cls && same_obj(f, &qp)) {
 		struct obj *o = &f->o[qp.slot];
 
-		if (query && !e && c.mut == M_NONE && !o->busy) {
+		/* what it saw is the state only if nothing else ran on it meanwhile */
+		if (query && !e && c.mut == M_NONE && quiet && qp.calm) {
 			struct ib_uverbs_query_qp_resp *r = c.out;
 
 			if (r->qp_state > ERR)
@@ -357,7 +360,7 @@ void op_modify_qp(struct th *t, struct ufile *f)
 			o->state = r->qp_state;
 			o->port = r->port_num;
 		} else if (!query && !e) {
-			o->state = (m->attr_mask & M_STATE) && clean && !o->busy ? to : -1;
+			o->state = (m->attr_mask & M_STATE) && clean && qp.calm ? to : -1;
 			if (m->attr_mask & M_PORT)
 				o->port = m->port_num;
 		}
