@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 {
 	char before[512], after[512];
 	unsigned long last = 0;
-	int opt, idle = 0, hang = 120;
+	int opt, idle = 0, hang = 120, e;
 
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	while ((opt = getopt(argc, argv, "n:s:t:d:vh")) != -1) {
@@ -265,6 +265,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	file_open(&files[1], true);
+	e = ioctl_probe(files[0].fd);
+	if (ioctl_mode < 0) {
+		printf("FAIL uvfuzz: RDMA_VERBS_IOCTL with a bad length: %s, expected ENOTTY (no handler) or EINVAL\n",
+		       ename(e));
+		return 1;
+	}
+	printf("uvfuzz: ioctl: %s\n", ioctl_mode ? "RDMA_VERBS_IOCTL (6.1's checks)" :
+	       "no handler (ENOTTY for every ioctl)");
 
 	ths = calloc(nthreads, sizeof(*ths));
 	for (int i = 0; i < nthreads; i++) {

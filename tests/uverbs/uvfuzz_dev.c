@@ -9,9 +9,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "uvfuzz.h"
 
@@ -329,4 +332,100 @@ void op_garbage(struct th *t, struct ufile *f)
 	if (e != EINVAL)
 		fail(t, "a malformed write of %zu bytes (command 0x%x): %s, expected EINVAL",
 		     n, b[0], ename(e));
+}
+
+/*
+ * RDMA_VERBS_IOCTL.  6.1 (uverbs_ioctl.c ib_uverbs_ioctl): another ioctl
+ * number ENOTTY (ENOIOCTLCMD); a length other than the header and its
+ * attributes EINVAL; reserved1/reserved2 EPROTONOSUPPORT; another
+ * driver_id EINVAL (ib_uverbs_cmd_verbs); an unknown object or method
+ * EPROTONOSUPPORT; then the method's own checks.  A stack without an
+ * ioctl handler (ours, docs/uverbs.md section 5) answers ENOTTY to all:
+ * the first call of the run tells which (ioctl_mode).  Only the DEVICE
+ * object's methods that make nothing (INFO_HANDLES, QUERY_PORT,
+ * QUERY_CONTEXT, QUERY_GID_TABLE, QUERY_GID_ENTRY) run with random
+ * attributes, their buffers in the response page or the hole.
+ */
+int ioctl_mode = -1;	/* 0: no handler (ENOTTY), 1: 6.1's */
+
+static int verbs_ioctl(int fd, unsigned long nr, void *h)
+{
+	return ioctl(fd, nr, h) < 0 ? errno : 0;
+}
+
+int ioctl_probe(int fd)
+{
+	struct ib_uverbs_ioctl_hdr h = { .length = 1 };
+	int e = verbs_ioctl(fd, RDMA_VERBS_IOCTL, &h);
+
+	ioctl_mode = e == ENOTTY ? 0 : e == EINVAL ? 1 : -1;
+	return e;
+}
+
+void op_ioctl(struct th *t, struct ufile *f)
+{
+	static const uint16_t methods[] = { 1, 2, 4, 5, 6 };
+	struct {
+		struct ib_uverbs_ioctl_hdr h;
+		struct ib_uverbs_attr a[4];
+	} b;
+	unsigned long nr = RDMA_VERBS_IOCTL;
+	struct eset want;
+	unsigned int n = below(t, 5);
+	int e;
+
+	memset(&b, 0, sizeof(b));
+	b.h.length = sizeof(b.h) + n * sizeof(b.a[0]);
+	b.h.num_attrs = n;
+	b.h.driver_id = RDMA_DRIVER_MLX4;
+	b.h.object_id = UVERBS_OBJECT_DEVICE;
+	b.h.method_id = methods[below(t, 5)];
+	for (unsigned int i = 0; i < n; i++) {
+		b.a[i].attr_id = chance(t, 4) ? rnd(t) : below(t, 8);
+		b.a[i].len = below(t, 4) ? 4 * below(t, 64) : rnd(t);
+		b.a[i].flags = chance(t, 2) ? 0 : below(t, 8);
+		b.a[i].data = chance(t, 3) ? (uintptr_t)hole_page :
+			      chance(t, 2) ? (uintptr_t)t->resp : rnd(t);
+	}
+	switch (below(t, 6)) {
+	case 0:
+		nr = _IOWR(RDMA_IOCTL_MAGIC, 2 + below(t, 200), struct ib_uverbs_ioctl_hdr);
+		want = eset_of(ENOTTY, -1);
+		break;
+	case 1:
+		b.h.length += 1 + below(t, 64);
+		want = eset_of(EINVAL, -1);
+		break;
+	case 2:
+		if (chance(t, 2))
+			b.h.reserved1 = 1 + below(t, 0xffff);
+		else
+			b.h.reserved2 = 1 + below(t, 0xffff);
+		want = eset_of(EPROTONOSUPPORT, -1);
+		break;
+	case 3:
+		b.h.driver_id = RDMA_DRIVER_MLX4 + 1 + below(t, 30);
+		want = eset_of(EINVAL, -1);
+		break;
+	case 4:
+		b.h.object_id = chance(t, 2) ? 0x0fff : UVERBS_OBJECT_DEVICE;
+		b.h.method_id = chance(t, 2) || b.h.object_id != UVERBS_OBJECT_DEVICE ?
+				0x0fff : 7 + below(t, 100);
+		want = eset_of(EPROTONOSUPPORT, -1);
+		break;
+	default:
+		/* the method's checks of its attributes, its copies */
+		want = eset_of(0, EINVAL, EFAULT, EOPNOTSUPP, EPROTONOSUPPORT, ENOMEM,
+			       ENOSPC, EOVERFLOW, ENOENT, -1);
+		break;
+	}
+	if (ioctl_mode == 0)
+		want = eset_of(ENOTTY, -1);
+	op_lock();
+	e = verbs_ioctl(f->fd, nr, &b);
+	pthread_mutex_unlock(&lock);
+	note(nr == RDMA_VERBS_IOCTL ? "RDMA_VERBS_IOCTL" : "IOCTL_OTHER", e);
+	if (!eset_has(want, e))
+		fail(t, "ioctl 0x%lx (object %u, method %u, %u attributes, length %u): %s",
+		     nr, b.h.object_id, b.h.method_id, n, b.h.length, ename(e));
 }

@@ -366,7 +366,8 @@ void run_op(struct th *t)
 	else if (r < 920) op_query(t, f);
 	else if (r < 940) op_channel(t, f);
 	else if (r < 970) op_notsupp(t, f);
-	else if (r < 985) op_garbage(t, f);
+	else if (r < 975) op_garbage(t, f);
+	else if (r < 985) op_ioctl(t, f);
 	else if (r < 990) op_context(t, f);
 	else if (r < 996) reopen_op(t);
 	else fork_op(t);
