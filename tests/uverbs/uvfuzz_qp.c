@@ -192,10 +192,16 @@ void op_qp(struct th *t, struct ufile *f)
 			f->o[s].qpt = q->qp_type;
 			f->o[s].state = RESET;
 			f->o[s].lkey = r->qpn;
-			for (int i = 0; i < 4; i++) {
+			/*
+			 * what create_qp counts as used: the PD (an XRC target's
+			 * XRCD), the send CQ and the receive CQ (twice when
+			 * the same) but not for XRC, the SRQ of RC/UC/UD
+			 */
+			int nd = q->qp_type == 10 ? 1 : q->qp_type == 9 ? 2 : 4;
+
+			for (int i = 0; i < nd; i++) {
 				int p = deps[i]->slot < 0 ? -1 : find_handle(f, deps[i]->h);
 
-				/* a CQ used twice counts twice (create_qp) */
 				if (p >= 0 && (i != 3 || q->is_srq)) {
 					f->o[s].dep[i] = p;
 					f->o[p].users++;
@@ -306,7 +312,9 @@ void op_modify_qp(struct th *t, struct ufile *f)
 		m->timeout = 14;
 		m->retry_cnt = 7;
 		m->rnr_retry = 7;
-		clean = from >= 0 && m->attr_mask;
+		/* the masks above are those of RC, UC and UD */
+		clean = from >= 0 && m->attr_mask &&
+			(qpt == QPT_RC || qpt == QPT_UC || qpt == QPT_UD);
 		strict &= clean || qp.cls;
 		if (chance(t, 3)) {
 			/* random states, masks and values: the firmware's answers */
