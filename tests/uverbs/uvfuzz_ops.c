@@ -256,18 +256,25 @@ struct eset want_for(const struct call *c, struct eset pred, bool strict)
 {
 	int me = mut_errno(c, c->mut);
 
-	/* 6.1: uverbs_request's EOPNOTSUPP before the missing context's
-	 * EINVAL; ours checks the context first: either */
-	if (me == EOPNOTSUPP && c->noctx)
-		return eset_of(EOPNOTSUPP, EINVAL, -1);
 	if (me >= 0)
-		return eset_of(me, -1);
-	if (!strict)
+		pred = eset_of(me, -1);
+	else if (!strict)
 		return allowed(c->cmd, c->ex);
 	if (c->mut == M_BADRESP && eset_has(pred, 0)) {
 		pred.w[0] &= ~1ull;
 		eset_add(&pred, EFAULT);
 	}
+	/*
+	 * A file without a context: 6.1 finds that out where the handler
+	 * first needs the context (uobj_alloc, ib_uverbs_get_ucontext:
+	 * EINVAL), after uverbs_request's checks (EOPNOTSUPP for a dirty
+	 * tail) and without it for lookups (ENOENT: the file holds nothing).
+	 * Ours refuses every command before GET_CONTEXT with EINVAL
+	 * (uverbs/file.c).  Which of the two faults is reported first is not
+	 * held against a stack: EINVAL is accepted there too.
+	 */
+	if (c->noctx && !eset_has(pred, EINVAL) && me != ENOSPC && me != EINVAL)
+		eset_add(&pred, EINVAL);
 	return pred;
 }
 
