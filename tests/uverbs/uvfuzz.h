@@ -18,6 +18,7 @@
 #define MAXOBJ		256	/* object slots per file */
 #define MAXCH		8	/* completion channels per file */
 #define NSTALE		32	/* handles destroyed lately, per file */
+#define NEVER		100000	/* handles from here on are never given */
 #define ARENA		(4u << 20)	/* buffers, doorbells and MR targets */
 #define PAGE		4096u
 
@@ -53,6 +54,7 @@ struct ufile {
 	int gen;		/* counts reopenings */
 	int creating;		/* creates in flight (they take handle numbers) */
 	uint32_t creates;	/* creates started, ever */
+	int stale_ops;		/* operations in flight on a number no object has */
 	struct obj o[MAXOBJ];
 	int ch[MAXCH];		/* completion channel fds, -1 */
 	int chbusy;		/* creates in flight that name a channel */
@@ -136,6 +138,7 @@ struct pk {		/* a handle chosen for a command */
 	uint32_t gen;	/* that object's generation */
 	uint32_t touch;	/* hold(): the object's touches, or the file's creates */
 	bool calm;	/* unhold(): nothing else touched it (or made an object) since */
+	bool stale;	/* a number the kernel may give to a new object */
 	int cls;	/* 0: of the type asked, ENOENT, EINVAL */
 	bool strict;	/* nothing in flight can change that */
 };
@@ -172,6 +175,7 @@ void op_ah(struct th *t, struct ufile *f);
 void op_xrcd(struct th *t, struct ufile *f);
 void op_mcast(struct th *t, struct ufile *f);
 void op_destroy(struct th *t, struct ufile *f, int type);
+struct eset ah_want(const struct call *c);
 void quiesce(void);
 void unquiesce(void);
 

@@ -270,8 +270,9 @@ void op_notsupp(struct th *t, struct ufile *f)
 
 	memset(req, 0, sizeof(req));
 	if (chance(t, 4)) {
+		/* past the tables (6.1: 41 legacy, 58 extended), within the mask */
 		c.ex = chance(t, 2);
-		c.cmd = c.ex ? 60 + below(t, 1000) : 41 + below(t, 1000);
+		c.cmd = c.ex ? 58 + below(t, 198) : 41 + below(t, 215);
 		c.req_len = 8 * below(t, 8);
 	} else {
 		c.cmd = cmds[below(t, sizeof(cmds) / sizeof(cmds[0]))];

@@ -70,7 +70,6 @@ static void cr_parent(struct cr *k, struct th *t, struct ufile *f, int type,
 
 static void cr_go(struct th *t, struct ufile *f, struct cr *k, const char *what)
 {
-	begin_create(f);
 	for (int i = 0; i < k->npar; i++)
 		hold(f, &k->par[i], false);
 	op_go(t, what);
@@ -122,7 +121,7 @@ void op_pd(struct th *t, struct ufile *f)
 			  .req_len = sizeof(req), .has_resp = true, .udata = true,
 			  .resp_len = sizeof(struct ib_uverbs_alloc_pd_resp), .drv_out = 8 };
 	struct cr k = cr_new(T_PD);
-	int e;
+	int e, mut;
 
 	op_lock();
 	if (count_type(f, T_PD) >= caps[T_PD]) {
@@ -130,12 +129,15 @@ void op_pd(struct th *t, struct ufile *f)
 		op_destroy(t, f, T_PD);
 		return;
 	}
+	begin_create(f);
+	mut = pick_mut(t, &c);
 	if (chance(t, 10)) {
 		c.drv_out = 0;		/* no room for mlx4's pdn */
-		k.pred = eset_of(EFAULT, -1);
+		if (mut != M_BIGRESP)	/* (a longer response gives it room) */
+			k.pred = eset_of(EFAULT, -1);
 	}
 	cr_go(t, f, &k, "ALLOC_PD");
-	e = uv_send(t, f->fd, &c, pick_mut(t, &c));
+	e = uv_send(t, f->fd, &c, mut);
 	cr_end(t, f, &k, &c, e, 0);
 	op_done();
 }
@@ -174,13 +176,12 @@ static void op_rereg(struct th *t, struct ufile *f)
 	req.flags = 1 + below(t, 7);
 	if (mr.cls)
 		pred = eset_of(mr.cls, -1);
-	else if (mr.slot >= 0 && f->o[mr.slot].qpt)
-		strict = false;		/* on read-only memory: EPERM for writes */
+	else
+		strict = false;	/* mlx4_ib_rereg_user_mr's answers: not modelled */
 	if (req.flags & IB_MR_REREG_TRANS) {
 		req.length = 1 + below(t, 65536);
 		req.start = arena_buf(t, req.length) + below(t, PAGE);
 		req.hca_va = req.start;
-		strict = false;
 	}
 	if (req.flags & IB_MR_REREG_PD) {
 		pd = pick(t, f, T_PD, false, 10);
@@ -253,16 +254,21 @@ void op_mr(struct th *t, struct ufile *f)
 	case 0:		/* PROT_NONE: writable pins fail; FOLL_FORCE may pin */
 		req.start = req.hca_va = (uintptr_t)none_page;
 		req.length = PAGE;
+		/* read-only: FOLL_FORCE may pin it; the in-tree 6.1.192 was seen
+		 * answering EINVAL too (source not pinned down) */
 		if (req.access_flags & IB_UVERBS_ACCESS_LOCAL_WRITE)
 			pre = eset_of(EFAULT, -1);
 		else
-			pre = eset_of(0, EFAULT, -1);
+			pre = eset_of(0, EFAULT, EINVAL, -1);
 		ro = 1;
 		break;
 	case 1:		/* read-only memory */
 		req.start = req.hca_va = (uintptr_t)ro_page + below(t, PAGE);
 		req.length = 1 + below(t, PAGE);
-		pre = eset_of(req.access_flags & IB_UVERBS_ACCESS_LOCAL_WRITE ? EFAULT : 0, -1);
+		if (req.access_flags & IB_UVERBS_ACCESS_LOCAL_WRITE)
+			pre = eset_of(EFAULT, -1);
+		else
+			pre = eset_of(0, EINVAL, -1);	/* as above */
 		ro = 1;
 		break;
 	case 2:		/* nothing mapped */
@@ -272,7 +278,9 @@ void op_mr(struct th *t, struct ufile *f)
 		break;
 	case 3:		/* ib_umem_get: no pages, or past 2^64 */
 		if (chance(t, 2)) {
+			/* no pages only from a page boundary (ib_umem_num_pages) */
 			req.length = 0;
+			req.start = req.hca_va = arena_buf(t, PAGE);
 		} else {
 			req.start = req.hca_va = ~0ull - below(t, PAGE);
 			req.length = PAGE;
@@ -280,6 +288,7 @@ void op_mr(struct th *t, struct ufile *f)
 		pre = eset_of(EINVAL, -1);
 		break;
 	}
+	begin_create(f);
 	cr_parent(&k, t, f, T_PD, 8, 0);
 	if (v == 4) {		/* ib_uverbs_reg_mr, before any lookup */
 		req.hca_va = req.start + 8 + below(t, PAGE - 16);
@@ -298,6 +307,10 @@ void op_mr(struct th *t, struct ufile *f)
 	cr_go(t, f, &k, "REG_MR");
 	e = uv_send(t, f->fd, &c, pick_mut(t, &c));
 	s = cr_end(t, f, &k, &c, e, 0);
+	if (verbose && !eset_has(k.pred, e))
+		printf("uvfuzz: REG_MR variant %d: start 0x%llx length %llu hca_va 0x%llx access 0x%x: %s\n",
+		       v, (unsigned long long)req.start, (unsigned long long)req.length,
+		       (unsigned long long)req.hca_va, req.access_flags, ename(e));
 	if (s >= 0)
 		f->o[s].qpt = ro;
 	op_done();
@@ -320,6 +333,7 @@ void op_mw(struct th *t, struct ufile *f)
 		op_destroy(t, f, T_MW);
 		return;
 	}
+	begin_create(f);
 	cr_parent(&k, t, f, T_PD, 8, 0);
 	req.pd_handle = k.par[0].h;
 	req.mw_type = 1 + below(t, 2);
@@ -427,6 +441,7 @@ void op_cq(struct th *t, struct ufile *f)
 		op_destroy(t, f, T_CQ);
 		return;
 	}
+	begin_create(f);
 	chi = below(t, MAXCH);
 	if (chance(t, 2) && f->ch[chi] >= 0) {
 		ch = f->ch[chi];

@@ -99,7 +99,9 @@ bool same_obj(struct ufile *f, const struct pk *p)
 void hold(struct ufile *f, struct pk *p, bool excl)
 {
 	if (p->slot < 0) {
-		p->touch = f->creates;
+		/* no create starts until it is back (begin_create) */
+		p->stale = p->h < NEVER;
+		f->stale_ops += p->stale;
 		return;
 	}
 	f->o[p->slot].busy++;
@@ -111,7 +113,10 @@ void hold(struct ufile *f, struct pk *p, bool excl)
 void unhold(struct ufile *f, struct pk *p, bool excl)
 {
 	if (p->slot < 0) {
-		p->calm = f->creates == p->touch;
+		if (p->stale && !--f->stale_ops)
+			pthread_cond_broadcast(&idle_cv);
+		p->stale = false;
+		p->calm = true;
 		return;
 	}
 	f->o[p->slot].busy--;
@@ -125,6 +130,14 @@ void begin_create(struct ufile *f)
 {
 	f->creating++;
 	f->creates++;
+	/*
+	 * A command on a number no object has (ENOENT) must not meet the new
+	 * object that takes it: creates wait for those, and pick() gives no
+	 * such number while a create is in flight (6.1's handles are the
+	 * lowest free numbers: xa_alloc in alloc_begin_idr_uobject)
+	 */
+	while (f->stale_ops)
+		pthread_cond_wait(&idle_cv, &lock);
 }
 
 /*
@@ -225,7 +238,7 @@ struct pk pick(struct th *t, struct ufile *f, int type, bool excl, unsigned int 
 			p.h = chance(t, 2) ? 0xffffffffu : 0x7fffffffu - below(t, 4);
 			break;
 		case 4:
-			p.h = 100000 + below(t, 1000000);
+			p.h = NEVER + below(t, 1000000);
 			break;
 		default:
 			p.h = below(t, 64);
@@ -233,12 +246,15 @@ struct pk pick(struct th *t, struct ufile *f, int type, bool excl, unsigned int 
 		}
 	}
 	s = find_handle(f, p.h);
+	/* a number a create in flight may take: one no create reaches instead */
+	if (s < 0 && p.h < NEVER && f->creating)
+		p.h = NEVER + below(t, 1000000);
 	p.slot = s;
 	p.gen = s >= 0 ? f->o[s].gen : 0;
 	if (s < 0) {
-		/* lookup_get_idr_uobject; a create in flight may take it */
+		/* lookup_get_idr_uobject */
 		p.cls = ENOENT;
-		p.strict = f->creating == 0;
+		p.strict = true;
 	} else {
 		p.cls = f->o[s].type == type ? 0 : EINVAL;
 		p.strict = !f->o[s].dying && (!excl || f->o[s].busy == 0);
@@ -317,8 +333,7 @@ void file_open(struct ufile *f, bool ctx)
 		f->ch[i] = -1;
 	f->ctx = false;
 	f->async_fd = -1;
-	f->creating = 0;
-	f->gen++;
+	f->gen++;	/* creating and stale_ops: a waiting create keeps its count */
 	f->fd = open(devpath, O_RDWR | O_CLOEXEC);
 	if (f->fd < 0 || !ctx)
 		return;
