@@ -41,6 +41,7 @@ struct obj {
 	uint32_t h;		/* its handle */
 	int busy;		/* operations in flight on it */
 	bool dying;		/* a destroy is in flight */
+	bool quarantined;	/* released while operations held it */
 	int users;		/* objects holding it (the kernel's usecnt) */
 	int dep[4];		/* slots of what it holds, -1: none */
 	int nmcast;		/* QP: groups attached */
@@ -54,7 +55,8 @@ struct ufile {
 	int gen;		/* counts reopenings */
 	int creating;		/* creates in flight (they take handle numbers) */
 	uint32_t creates;	/* creates started, ever */
-	int stale_ops;		/* operations in flight on a number no object has */
+	int stale_ops;		/* operations in flight on a number that may be freed or is free */
+	int quarantine;		/* objects released while still held */
 	struct obj o[MAXOBJ];
 	int ch[MAXCH];		/* completion channel fds, -1 */
 	int chbusy;		/* creates in flight that name a channel */
@@ -152,6 +154,7 @@ bool same_obj(struct ufile *f, const struct pk *p);
 void hold(struct ufile *f, struct pk *p, bool excl);
 void unhold(struct ufile *f, struct pk *p, bool excl);
 void begin_create(struct ufile *f);
+void begin_destroy(struct ufile *f);
 void op_lock(void);
 void op_go(struct th *t, const char *what);
 void op_back(void);

@@ -47,8 +47,8 @@ void op_back(void)
 
 void op_done(void)
 {
-	if (--inflight == 0)
-		pthread_cond_broadcast(&idle_cv);
+	--inflight;
+	pthread_cond_broadcast(&idle_cv);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -104,6 +104,9 @@ void hold(struct ufile *f, struct pk *p, bool excl)
 		f->stale_ops += p->stale;
 		return;
 	}
+	/* a destroy frees the number in flight: no create meanwhile either */
+	p->stale = excl || f->o[p->slot].dying;
+	f->stale_ops += p->stale;
 	f->o[p->slot].busy++;
 	p->touch = ++f->o[p->slot].touch;
 	if (excl)
@@ -123,6 +126,15 @@ void unhold(struct ufile *f, struct pk *p, bool excl)
 	if (excl)
 		f->o[p->slot].dying = false;
 	p->calm = f->o[p->slot].gen == p->gen && f->o[p->slot].touch == p->touch;
+	if (p->stale)
+		f->stale_ops--;
+	p->stale = false;
+	if (!f->o[p->slot].busy && f->o[p->slot].quarantined) {
+		f->o[p->slot].quarantined = false;
+		f->quarantine--;
+	}
+	if (!f->stale_ops && !f->quarantine)
+		pthread_cond_broadcast(&idle_cv);
 }
 
 /* a create takes a handle number: no ENOENT is sure while it is in flight */
@@ -136,7 +148,18 @@ void begin_create(struct ufile *f)
 	 * such number while a create is in flight (6.1's handles are the
 	 * lowest free numbers: xa_alloc in alloc_begin_idr_uobject)
 	 */
-	while (f->stale_ops)
+	while (f->stale_ops || f->quarantine)
+		pthread_cond_wait(&idle_cv, &lock);
+}
+
+/*
+ * Destroys and creates never overlap, and no number is freed while an
+ * operation may still reach it: so no operation in flight meets a new
+ * object under an old number (6.1 gives the lowest free number).
+ */
+void begin_destroy(struct ufile *f)
+{
+	while (f->creating)
 		pthread_cond_wait(&idle_cv, &lock);
 }
 
@@ -184,6 +207,11 @@ void model_release(struct ufile *f, int slot)
 		if (o->dep[i] >= 0)
 			f->o[o->dep[i]].users--;
 	o->used = false;
+	/* others still on it: its number stays out of reach of creates */
+	if (o->busy && !o->quarantined) {
+		o->quarantined = true;
+		f->quarantine++;
+	}
 	f->stale[f->nstale++ % NSTALE] = o->h;
 }
 
@@ -334,6 +362,7 @@ void file_open(struct ufile *f, bool ctx)
 	f->ctx = false;
 	f->async_fd = -1;
 	f->gen++;	/* creating and stale_ops: a waiting create keeps its count */
+	f->quarantine = 0;
 	f->fd = open(devpath, O_RDWR | O_CLOEXEC);
 	if (f->fd < 0 || !ctx)
 		return;

@@ -455,6 +455,7 @@ void op_destroy(struct th *t, struct ufile *f, int type)
 	int e;
 
 	op_lock();
+	begin_destroy(f);
 	p = pick(t, f, type, true, 15);
 	if (resp) {
 		/* {response, handle, reserved}; the response: events reported */
