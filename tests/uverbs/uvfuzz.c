@@ -46,7 +46,7 @@ const char *devpath = "/dev/infiniband/uverbs0";
 static unsigned long count = 100000, n_fail;
 static unsigned long opcount;
 static volatile int stop;
-static int nthreads = 2;
+int nthreads = 2;
 static struct th *ths;
 
 /* xorshift64*: reproducible from the seed */

@@ -112,6 +112,7 @@ extern char *ro_page, *none_page, *hole_page;
 extern unsigned int num_comp_vectors, max_cqe, max_qp_wr, max_sge, max_srq_wr;
 extern uint16_t port_lid[3];
 extern int nports;
+extern int nthreads;
 
 uint32_t rnd(struct th *t);
 uint32_t below(struct th *t, uint32_t n);
