@@ -191,6 +191,7 @@ void op_context(struct th *t, struct ufile *f);
 void op_channel(struct th *t, struct ufile *f);
 void op_notsupp(struct th *t, struct ufile *f);
 void op_garbage(struct th *t, struct ufile *f);
+bool notsupp_cmd(uint32_t cmd);
 void op_ioctl(struct th *t, struct ufile *f);
 int ioctl_probe(int fd);
 extern int ioctl_mode;

@@ -207,6 +207,9 @@ void op_srq(struct th *t, struct ufile *f)
  */
 struct eset ah_want(const struct call *c)
 {
+	/* a wrong in_words: EINVAL in 6.1, or EOPNOTSUPP (notsupp_cmd) */
+	if (c->mut == M_INWORDS)
+		return eset_of(EINVAL, EOPNOTSUPP, -1);
 	return eset_of(mut_errno(c, c->mut) == EINVAL ? EINVAL : EOPNOTSUPP, -1);
 }
 
