@@ -87,7 +87,7 @@ class Item:
     last: bool = False              # leaves the boot unfit for more items
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
-    needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "nlfuzz",
+    needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "uvfuzz", "nlfuzz",
     #                                 "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
@@ -292,6 +292,8 @@ class BootRun:
                 env["UMADTEST"] = self.suite.umadtest
             elif need == "uvtool":
                 env["UVTOOL"] = self.suite.uvtool
+            elif need == "uvfuzz":
+                env["UVFUZZ"] = self.suite.uvfuzz
             elif need == "nlfuzz":
                 env["NLFUZZ"] = self.suite.nlfuzz
             elif need == "upstream-ipoib":
@@ -500,6 +502,7 @@ class Suite:
         self.builddirs = {}
         self.umadtest = os.path.join(TOP, "build/umadtest/umadtest")
         self.uvtool = os.path.join(TOP, "build/uvtool/uvtool")
+        self.uvfuzz = os.path.join(TOP, "build/uvfuzz/uvfuzz")
         self.nlfuzz = os.path.join(TOP, "build/nlfuzz/nlfuzz")
         self.boots = []
         self.step_secs = {}

@@ -173,13 +173,25 @@ def umadtest_build(ctx):
 
 def uvtool_build(ctx):
     os.makedirs(os.path.dirname(ctx.uvtool), exist_ok=True)
-    srcs = sorted(glob.glob(os.path.join(TOP, "tests/uverbs/*.c")))
+    srcs = sorted(x for x in glob.glob(os.path.join(TOP, "tests/uverbs/*.c"))
+                  if not os.path.basename(x).startswith("uvfuzz"))
     r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", ctx.uvtool]
            + srcs + ["-libverbs", "-lpthread"])
     if r.returncode == 0 and srcs:
         yield "PASS uverbs: the test tool builds without a warning"
     else:
         yield "FAIL uverbs: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
+def uvfuzz_build(ctx):
+    os.makedirs(os.path.dirname(ctx.uvfuzz), exist_ok=True)
+    srcs = sorted(glob.glob(os.path.join(TOP, "tests/uverbs/uvfuzz*.c")))
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", ctx.uvfuzz]
+           + srcs + ["-lpthread"])
+    if r.returncode == 0 and srcs:
+        yield "PASS uverbs: the fuzzer builds without a warning"
+    else:
+        yield "FAIL uverbs: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
 
 
 def nlfuzz_build(ctx):
@@ -559,6 +571,17 @@ for k, tier in (("6.1", "both"), ("6.12", "full")):
 # the tool's expectations are upstream's: it passes on the in-tree stack
 g.item("uvtool-inbox-6.1", inbox(), UV + "/uvtool.sh", env={"STACK": "inbox"},
        needs=("uvtool",), tier="full", timeout=900)
+# the fuzzer (tests/uverbs/uvfuzz*.c): 100k operations in make check, 1M per
+# kernel in check-full (each as root, then a tenth as nobody), its seed
+# printed; the in-tree stack takes its 100k too (the expectations are 6.1's)
+g.step("uvfuzz-build", uvfuzz_build)
+g.item("uvfuzz-ours-6.1", ours(), UV + "/uvfuzz.sh", env={"UVFUZZ_N": "100000"},
+       needs=("uvfuzz",), tier="check", timeout=2400)
+for k in ("6.1", "6.12"):
+    g.item("uvfuzz-full-ours-" + k, ours(k), UV + "/uvfuzz.sh", env={"UVFUZZ_N": "1000000"},
+           needs=("uvfuzz",), tier="full", timeout=5400)
+g.item("uvfuzz-inbox-6.1", inbox(), UV + "/uvfuzz.sh", env={"UVFUZZ_N": "100000"},
+       needs=("uvfuzz",), tier="full", timeout=2400)
 # against a peer nobody here wrote, in both orders
 for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     tag = "+".join(order)
