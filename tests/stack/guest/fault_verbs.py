@@ -3,9 +3,10 @@
 returned, as a user sees it (libibverbs through pyverbs, Debian's
 python3-pyverbs).
 
-    fault_verbs.py cq   open mlx4_0, allocate a PD, create a CQ (SW2HW_CQ)
-    fault_verbs.py qp   ... and an RC QP, taken from RESET to INIT
-                        (RST2INIT_QP)
+    fault_verbs.py cq [N]  open mlx4_0, allocate a PD, create N CQs
+                           (SW2HW_CQ; default 1), destroy them (HW2SW_CQ)
+    fault_verbs.py qp      ... a CQ and an RC QP, taken from RESET to INIT
+                           (RST2INIT_QP)
 
 Prints one line, "OP: ok" or "OP: errno N (NAME)", with the time taken
 ("in MS ms"); exits 0 on success, 1 on an errno from the verbs, 2 on
@@ -23,13 +24,19 @@ from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 import pyverbs.enums as e
 
 
-def run(op):
+def run(op, count):
     with Context(name="mlx4_0") as ctx:
         with PD(ctx) as pd:
-            cq = CQ(ctx, 16)
             if op == "cq":
-                cq.close()
+                cqs = []
+                try:
+                    for _ in range(count):
+                        cqs.append(CQ(ctx, 16))
+                finally:
+                    for cq in cqs:
+                        cq.close()
                 return
+            cq = CQ(ctx, 16)
             cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1,
                         max_recv_sge=1)
             init = QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap)
@@ -47,14 +54,17 @@ def run(op):
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in ("cq", "qp"):
+    args = sys.argv[1:]
+    if not (args == ["qp"] or args == ["cq"] or
+            (len(args) == 2 and args[0] == "cq" and args[1].isdigit() and
+             0 < int(args[1]) <= 4096)):
         print(__doc__, file=sys.stderr)
         return 2
-    op = sys.argv[1]
+    op = args[0]
     t0 = time.monotonic()
     rc = 0
     try:
-        run(op)
+        run(op, int(args[1]) if len(args) == 2 else 1)
         what = "ok"
     except PyverbsRDMAError as err:
         code = err.error_code
