@@ -8,8 +8,8 @@
 # The cable goes down and up FLAPS times (default 5), FLAP_MS ms each way
 # (default 200), faster than opensm sweeps.  Clients hear PORT_ERR on both
 # ports; once the flapping stops opensm brings both ports ACTIVE again
-# (PORT_ACTIVE on both), ib0 has its carrier back if it exists, and an RC
-# pingpong between the ports passes.
+# (PORT_ACTIVE on both), ib0 (brought up before, with its carrier) has its
+# carrier back, and an RC pingpong between the ports passes.
 set -u
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=../../testbed/guest/pair.sh
@@ -17,7 +17,7 @@ set -u
 t=${TESTNAME:-fault-flap}
 flaps=${FLAPS:-5}
 ms=${FLAP_MS:-200}
-plan 9
+plan 10
 
 tcp=18515 cli=60 xb=60 nodes=1 out=$(mktemp -d) report="no '100 iters in'"
 report_ok() { grep -q '^100 iters in' "$1"; }
@@ -28,6 +28,8 @@ if ! ev_start; then
 fi
 pass "$t: event source $EVENTS listening on mlx4_0"
 expect "$t: both ports ACTIVE before" wait_for 30 both_active
+ib0_take
+expect "$t: ib0 up with its carrier before" wait_for 60 ib0_carrier 1
 n=$(card_fault_log | grep -c 'port 1 flaps: link')
 m=$(ev_mark)
 k=$(klog_mark)
@@ -50,9 +52,7 @@ both_back() {
 }
 expect "$t: PORT_ACTIVE on both ports, both ACTIVE again" both_back
 echo "$t: ACTIVE again after $((SECONDS - s0)) s; events: $(ev_since "$m" | tr '\n' ';')"
-# shellcheck disable=SC2317 # called through expect
-carrier() { [ ! -e /sys/class/net/ib0 ] || [ "$(cat /sys/class/net/ib0/carrier 2>/dev/null)" = 1 ]; }
-expect "$t: ib0 (if there is one) has its carrier again" wait_for 60 carrier
+expect "$t: ib0 has its carrier again" wait_for 60 ib0_carrier 1
 expect "$t: no more transitions: port 1 still ACTIVE" port_is 1 ACTIVE
 pair "$t" ibv_rc_pingpong -d mlx4_0 -n 100
 if [ -z "$why" ]; then
@@ -64,6 +64,7 @@ else
 fi
 echo "$t: the driver said:"
 klog_since "$k" | grep -Ei 'mlx4|port|ib0' | head -n 20 | sed 's/^/    /'
+ib0_give_back
 ev_stop
 rm -rf "$out"
 exit 0
