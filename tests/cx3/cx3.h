@@ -321,6 +321,38 @@ struct cx3_hca {
 	uint8_t log_uar_size, uar_page_sz;
 };
 
+/*
+ * Injected faults (cx3_fault.c), armed at run time through the glue's
+ * cmd-hang, cmd-status, eq-overrun and flapN properties.  Each fires on the
+ * next matching event, as many times as it was armed for, and logs a line
+ * "fault: ..." when it does.  Armed faults survive a reset of the card (a
+ * test may aim at the driver's reload); a hung command does not.
+ */
+#define CX3_FAULT_ANY_OP	0xffffu	/* cmd-hang/cmd-status: any opcode */
+#define CX3_FAULT_ANY_EVENT	0xffu	/* eq-overrun: any event type */
+#define CX3_FAULT_MAX_COUNT	1000u
+#define CX3_FAULT_FLAP_MS	200u	/* flapN's default half period */
+
+struct cx3_fault_flap {
+	uint32_t left;			/* link transitions still to make */
+	uint32_t ms;			/* how long each state lasts */
+	uint64_t next;			/* host now_ms of the next transition */
+};
+
+struct cx3_fault {
+	uint16_t hang_op;		/* cmd-hang: opcode or ANY_OP */
+	uint32_t hang_left;		/* commands still to hang (0: unarmed) */
+	bool hung;			/* a command hangs in the HCR now */
+	uint16_t hung_op;
+	uint16_t status_op;		/* cmd-status: opcode or ANY_OP */
+	uint8_t status;			/* the status it answers */
+	uint32_t status_left;
+	uint8_t eq_type;		/* eq-overrun: event type or ANY_EVENT */
+	uint32_t eq_left;
+	struct cx3_fault_flap flap[CX3_NUM_PORTS];
+	uint64_t fired;			/* faults fired since power-on */
+};
+
 struct cx3_dev {
 	struct cx3_host host;
 	uint64_t node_guid;
@@ -368,6 +400,7 @@ struct cx3_dev {
 	struct cx3_held *held_head[CX3_NUM_PORTS], *held_tail[CX3_NUM_PORTS];
 	struct cx3_port port[CX3_NUM_PORTS];
 	unsigned long cmd_unknown;	/* commands refused as unknown */
+	struct cx3_fault fault;		/* cx3_fault.c */
 	bool trace;			/* log every packet (property trace=on) */
 };
 
@@ -419,6 +452,29 @@ static inline bool cx3_dead(const struct cx3_dev *dev)
 /* cx3_cmd.c: the command interface */
 void cx3_cmd_execute(struct cx3_dev *dev, struct cx3_cmd *cmd, uint8_t *status);
 int cx3_cmd_inbox(struct cx3_dev *dev, struct cx3_cmd *cmd, size_t len);
+
+const char *cx3_cmd_name(uint16_t opcode);	/* NULL if unknown */
+
+/*
+ * cx3_fault.c: injected faults.  cx3_fault_set arms (or, with "off",
+ * disarms) the fault NAME from its textual SPEC (the glue's property
+ * value; grammar in cx3_fault.c); 0 on success, else -1 with the reason in
+ * err.  cx3_fault_get writes the armed SPEC ("off" when unarmed).
+ */
+int cx3_fault_set(struct cx3_dev *dev, const char *name, const char *spec,
+		  char *err, size_t errlen);
+void cx3_fault_get(struct cx3_dev *dev, const char *name, char *buf,
+		   size_t len);
+/* the HCR's GO: true if this command hangs (never executed nor completed) */
+bool cx3_fault_cmd_hang(struct cx3_dev *dev, uint16_t opcode, uint32_t in_mod);
+/* before execution: true if it is answered with *status instead */
+bool cx3_fault_cmd_status(struct cx3_dev *dev, const struct cx3_cmd *cmd,
+			  uint8_t *status);
+/* an EQE about to be written to EQ eqn: true if it overruns the EQ */
+bool cx3_fault_eq_overrun(struct cx3_dev *dev, uint32_t eqn, uint8_t type);
+void cx3_fault_reset(struct cx3_dev *dev);	/* the card's reset */
+void cx3_fault_poll(struct cx3_dev *dev);	/* port flaps' timers */
+bool cx3_fault_busy(struct cx3_dev *dev);	/* a flap under way */
 
 /* cx3_icm.c: ICM, auxiliary and firmware-area page maps; MTT translation */
 struct cx3_icm_map *cx3_icm_new(void);

@@ -133,6 +133,16 @@ static const char *cx3_refused_name(uint16_t opcode)
 	return NULL;
 }
 
+const char *cx3_cmd_name(uint16_t opcode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(cx3_cmds) / sizeof(cx3_cmds[0]); i++)
+		if (cx3_cmds[i].opcode == opcode)
+			return cx3_cmds[i].name;
+	return cx3_refused_name(opcode);
+}
+
 void cx3_cmd_execute(struct cx3_dev *dev, struct cx3_cmd *cmd, uint8_t *status)
 {
 	const struct cx3_cmd_desc *d = NULL;
@@ -140,6 +150,9 @@ void cx3_cmd_execute(struct cx3_dev *dev, struct cx3_cmd *cmd, uint8_t *status)
 	size_t i;
 
 	dev->counts.cmds++;
+	/* an injected firmware error: the command is not executed */
+	if (cx3_fault_cmd_status(dev, cmd, status))
+		return;
 	for (i = 0; i < sizeof(cx3_cmds) / sizeof(cx3_cmds[0]); i++) {
 		if (cx3_cmds[i].opcode == cmd->opcode) {
 			d = &cx3_cmds[i];

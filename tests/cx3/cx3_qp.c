@@ -301,6 +301,7 @@ void cx3_poll(struct cx3_dev *dev)
 {
 	struct cx3_qp *qp;
 
+	cx3_fault_poll(dev);	/* a flapping cable flaps whatever the firmware does */
 	if (cx3_dead(dev))
 		return;		/* no flushes or resends after an internal error */
 	for (qp = dev->err_qps; qp; qp = qp->err_next)
@@ -312,7 +313,8 @@ void cx3_poll(struct cx3_dev *dev)
 
 bool cx3_needs_poll(struct cx3_dev *dev)
 {
-	return dev->err_qps || dev->timer_qps || cx3_cable_busy(dev);
+	return dev->err_qps || dev->timer_qps || cx3_cable_busy(dev) ||
+	       cx3_fault_busy(dev);
 }
 
 /* RC requesters with an ACK or RNR timer running (cx3_rc.c) */

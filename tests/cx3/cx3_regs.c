@@ -82,6 +82,7 @@ static void cx3_clear(struct cx3_dev *dev)
 
 void cx3_reset(struct cx3_dev *dev)
 {
+	cx3_fault_reset(dev);
 	cx3_clear(dev);
 	memset(dev->hcr, 0, sizeof(dev->hcr));	/* GO = 0, T = 0 */
 	memset(dev->catas, 0, sizeof(dev->catas));
@@ -240,6 +241,11 @@ static void cx3_reg_write(struct cx3_dev *dev, uint32_t addr, uint32_t v)
 			dev->hcr[6] = v;
 			cx3_log(dev, "command 0x%03x not executed: internal error, the card needs a reset",
 				v & 0xfff);
+			return;
+		}
+		if (cx3_fault_cmd_hang(dev, v & 0xfff, dev->hcr[2])) {
+			/* as on dead firmware: GO stays set, the driver times out */
+			dev->hcr[6] = v;
 			return;
 		}
 		cx3_hcr_go(dev, v);

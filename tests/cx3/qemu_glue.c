@@ -24,6 +24,21 @@
  *   corruptN=PPM	flip a bit of that many per million (a bad ICRC)
  *   delayN=MS	deliver each packet that much later
  *   seed=N	the random choices' seed (logged, so a run can be replayed)
+ *
+ * Injected faults (cx3_fault.c), string properties set at run time only
+ * (qom-set <id> NAME SPEC; "off" disarms; qom-get reads what is armed):
+ *   cmd-hang OP[:N]	the next N (default 1) commands with opcode OP
+ *			(0xffff: any) never complete (GO stays set, no
+ *			completion event) until the driver resets the card
+ *   cmd-status OP:ST[:N] the next N commands with opcode OP are not
+ *			executed and complete with firmware status ST
+ *   eq-overrun TYPE[:N] the next N events of type TYPE (0..0x3f or any)
+ *			overrun their EQ: lost, the EQ's overflow event
+ *			(0x0f) in their place
+ *   flap1/flap2 N[:MS]	the port's cable goes down and up N times, MS ms
+ *			(default 200) each way
+ *   faults		(read-only) how many faults fired since power-on
+ * Numbers are decimal or 0x-prefixed hex.  Each fault logs "cx3: fault: ...".
  */
 #include "qemu/osdep.h"
 #include "qemu/module.h"
@@ -680,6 +695,50 @@ static void cx3_set_catas(Object *obj, Visitor *v, const char *name,
 }
 
 /*
+ * Injected faults: qom-set <device> cmd-hang|cmd-status|eq-overrun|flap1|
+ * flap2 SPEC (cx3_fault.c parses it; opaque is the property's name).
+ */
+static void cx3_get_fault(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	char buf[64], *val = buf;
+
+	cx3_fault_get(&CX3(obj)->dev, opaque, buf, sizeof(buf));
+	visit_type_str(v, name, &val, errp);
+}
+
+static void cx3_set_fault(Object *obj, Visitor *v, const char *name,
+			  void *opaque, Error **errp)
+{
+	CX3State *s = CX3(obj);
+	char err[160];
+	char *val;
+
+	if (!visit_type_str(v, name, &val, errp))
+		return;
+	if (!s->realized_once) {
+		/* cx3_init would forget it: faults are for a running card */
+		error_setg(errp, "cx3: %s is set at run time only (qom-set)", name);
+		g_free(val);
+		return;
+	}
+	if (cx3_fault_set(&s->dev, opaque, val, err, sizeof(err)))
+		error_setg(errp, "cx3: %s", err);
+	g_free(val);
+	/* a flap has pulled a cable: run what that changed, start its timer */
+	cx3_pump(&s->dev);
+	cx3_poll_arm(s);
+}
+
+static void cx3_get_faults(Object *obj, Visitor *v, const char *name,
+			   void *opaque, Error **errp)
+{
+	uint64_t val = CX3(obj)->dev.fault.fired;
+
+	visit_type_uint64(v, name, &val, errp);
+}
+
+/*
  * The work counters (struct cx3_counts), read-only: qom-get <device> cmds,
  * uar-writes or interrupts (make bench reads them around each measurement).
  */
@@ -703,6 +762,9 @@ static void cx3_instance_init(Object *obj)
 	static const char *const counts[] = {
 		"cmds", "uar-writes", "interrupts"
 	};
+	static const char *const faults[] = {
+		"cmd-hang", "cmd-status", "eq-overrun", "flap1", "flap2"
+	};
 	size_t i;
 
 	object_property_add_bool(obj, "link1", cx3_get_link1, cx3_set_link1);
@@ -718,6 +780,11 @@ static void cx3_instance_init(Object *obj)
 	for (i = 0; i < ARRAY_SIZE(counts); i++)
 		object_property_add(obj, counts[i], "uint64", cx3_get_count,
 				    NULL, NULL, NULL);
+	for (i = 0; i < ARRAY_SIZE(faults); i++)
+		object_property_add(obj, faults[i], "str", cx3_get_fault,
+				    cx3_set_fault, NULL, (void *)faults[i]);
+	object_property_add(obj, "faults", "uint64", cx3_get_faults, NULL,
+			    NULL, NULL);
 }
 
 static void cx3_qdev_reset(DeviceState *d)

@@ -59,11 +59,28 @@ static void fake_intx(void *o, int level)
 	(void)level;
 }
 
+/* every line since log_clear(), newline-separated (the oldest kept) */
+static char log_all[1 << 16];
+static size_t log_all_len;
+
 static void fake_log(void *o, const char *line)
 {
 	(void)o;
 	snprintf(last_log, sizeof(last_log), "%s", line);
 	logs++;
+	if (log_all_len + strlen(line) + 2 < sizeof(log_all))
+		log_all_len += (size_t)sprintf(log_all + log_all_len, "%s\n", line);
+}
+
+void log_clear(void)
+{
+	log_all_len = 0;
+	log_all[0] = 0;
+}
+
+bool log_has(const char *needle)
+{
+	return strstr(log_all, needle) != NULL;
 }
 
 void check(bool ok, const char *fmt, ...)
@@ -136,3 +153,57 @@ const struct cx3_host fake_host = {
 	.msix_notify = fake_msix_notify, .msix_live = fake_msix_live,
 	.intx_set = fake_intx, .log = fake_log, .now_ms = fake_now_ms,
 };
+
+/* the probe's bring-up (fake.h) */
+int fake_bring_up(struct cx3_dev *dev)
+{
+	const uint64_t mbox = MEM_BASE, pages = MEM_BASE + 0x100000;
+	const uint64_t icm_pa = MEM_BASE + 0x800000, eq_buf = FAKE_EQ_BUF;
+	uint64_t out = 0;
+	int bad = 0, i;
+
+	toggle = 1;
+	memset(gp(mbox), 0, 4096);
+	cx3_put64(gp(mbox), 8, pages | 6);
+	bad += post(dev, mbox, 1, &out, 0xfff, 0) != 0;	/* MAP_FA */
+	bad += post(dev, 0, 0, &out, 0xff6, 0) != 0;		/* RUN_FW */
+	out = 0;
+	bad += post(dev, 64ull << 20, 0, &out, 0xffd, 0) != 0;	/* SET_ICM_SIZE */
+	memset(gp(mbox), 0, 4096);
+	cx3_put64(gp(mbox), 8, pages + 0x40000);
+	bad += post(dev, mbox, 1, &out, 0xffc, 0) != 0;	/* MAP_ICM_AUX */
+	memset(gp(mbox), 0, 4096);
+	for (i = 0; i < 16; i++) {
+		cx3_put64(gp(mbox), i * 16, (uint64_t)i << 18);
+		cx3_put64(gp(mbox), i * 16 + 8, (icm_pa + ((uint64_t)i << 18)) | 6);
+	}
+	bad += post(dev, mbox, 16, &out, 0xffa, 0) != 0;	/* MAP_ICM */
+
+	memset(gp(mbox), 0, 4096);
+	gp(mbox)[0x00] = 2;
+	cx3_put64(gp(mbox), 0x30, 0x000000 | 6);	/* QPC, 64 QPs */
+	cx3_put64(gp(mbox), 0x48, 0x010000 | 4);	/* SRQC */
+	cx3_put64(gp(mbox), 0x50, 0x020000 | 6);	/* CQC */
+	cx3_put64(gp(mbox), 0x80, 0x030000 | 3);	/* EQC */
+	cx3_put64(gp(mbox), 0xc0, 0x040000);		/* MCG */
+	gp(mbox)[0xd3] = 10;
+	gp(mbox)[0xd7] = 4;
+	gp(mbox)[0xdb] = 5;
+	cx3_put64(gp(mbox), 0xf0, 0x050000);		/* dMPT */
+	gp(mbox)[0xfb] = 8;
+	cx3_put64(gp(mbox), 0x100, 0x100000);		/* MTT */
+	bad += post(dev, mbox, 0, &out, 0x007, 0) != 0;	/* INIT_HCA */
+
+	/* EQ 0: 64 entries in one page, MTT entry 0 */
+	memset(gp(icm_pa + 0x100000), 0, 8);
+	cx3_put64(gp(icm_pa + 0x100000), 0, eq_buf | 1);
+	memset(gp(eq_buf), 0, 4096);
+	memset(gp(mbox), 0, 4096);
+	gp(mbox)[0x0c] = 6;
+	bad += post(dev, mbox, 0, &out, 0x013, 0) != 0;	/* SW2HW_EQ */
+	bad += post(dev, 1ull << 10 | 1ull << 9, 0, &out, 0x012, 0) != 0;
+	cx3_bar2_write(dev, 0x800, __builtin_bswap32(1u << 31), 4);
+	bad += post(dev, 0, 1, &out, 0x009, 0) != 0;		/* INIT_PORT 1 */
+	bad += post(dev, 0, 2, &out, 0x009, 0) != 0;		/* INIT_PORT 2 */
+	return bad;
+}

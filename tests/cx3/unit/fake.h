@@ -24,5 +24,15 @@ uint32_t rd(struct cx3_dev *d, uint32_t addr);
 int post(struct cx3_dev *d, uint64_t in, uint32_t in_mod, uint64_t *out,
 	 uint16_t op, uint8_t op_mod);
 uint8_t *gp(uint64_t guest_addr);
+/* the model's log lines since log_clear(): does one contain needle? */
+void log_clear(void);
+bool log_has(const char *needle);
+/*
+ * What a driver has after its probe: firmware, ICM, INIT_HCA, EQ 0 (64
+ * entries at FAKE_EQ_BUF) taking command and port-change events, armed,
+ * both ports initialised.  Returns the number of steps that failed.
+ */
+#define FAKE_EQ_BUF	(MEM_BASE + 0x400000)
+int fake_bring_up(struct cx3_dev *dev);
 
 #endif /* CX3_FAKE_H */

@@ -13,64 +13,9 @@
 #include "fake.h"
 
 static const uint64_t mbox = MEM_BASE, outbox = MEM_BASE + 0x1000;
-static const uint64_t pages = MEM_BASE + 0x100000, icm_pa = MEM_BASE + 0x800000;
-static const uint64_t eq_buf = MEM_BASE + 0x400000;
+static const uint64_t eq_buf = FAKE_EQ_BUF;
 
-/*
- * Firmware, ICM, INIT_HCA, one EQ taking command and port-change events
- * (armed), both ports initialised: what a driver has after its probe.
- * Returns the number of steps that failed.
- */
-static int bring_up(struct cx3_dev *dev)
-{
-	uint64_t out = 0;
-	int bad = 0, i;
-
-	toggle = 1;
-	memset(gp(mbox), 0, 4096);
-	cx3_put64(gp(mbox), 8, pages | 6);
-	bad += post(dev, mbox, 1, &out, 0xfff, 0) != 0;	/* MAP_FA */
-	bad += post(dev, 0, 0, &out, 0xff6, 0) != 0;		/* RUN_FW */
-	out = 0;
-	bad += post(dev, 64ull << 20, 0, &out, 0xffd, 0) != 0;	/* SET_ICM_SIZE */
-	memset(gp(mbox), 0, 4096);
-	cx3_put64(gp(mbox), 8, pages + 0x40000);
-	bad += post(dev, mbox, 1, &out, 0xffc, 0) != 0;	/* MAP_ICM_AUX */
-	memset(gp(mbox), 0, 4096);
-	for (i = 0; i < 16; i++) {
-		cx3_put64(gp(mbox), i * 16, (uint64_t)i << 18);
-		cx3_put64(gp(mbox), i * 16 + 8, (icm_pa + ((uint64_t)i << 18)) | 6);
-	}
-	bad += post(dev, mbox, 16, &out, 0xffa, 0) != 0;	/* MAP_ICM */
-
-	memset(gp(mbox), 0, 4096);
-	gp(mbox)[0x00] = 2;
-	cx3_put64(gp(mbox), 0x30, 0x000000 | 6);	/* QPC, 64 QPs */
-	cx3_put64(gp(mbox), 0x48, 0x010000 | 4);	/* SRQC */
-	cx3_put64(gp(mbox), 0x50, 0x020000 | 6);	/* CQC */
-	cx3_put64(gp(mbox), 0x80, 0x030000 | 3);	/* EQC */
-	cx3_put64(gp(mbox), 0xc0, 0x040000);		/* MCG */
-	gp(mbox)[0xd3] = 10;
-	gp(mbox)[0xd7] = 4;
-	gp(mbox)[0xdb] = 5;
-	cx3_put64(gp(mbox), 0xf0, 0x050000);		/* dMPT */
-	gp(mbox)[0xfb] = 8;
-	cx3_put64(gp(mbox), 0x100, 0x100000);		/* MTT */
-	bad += post(dev, mbox, 0, &out, 0x007, 0) != 0;	/* INIT_HCA */
-
-	/* EQ 0: 64 entries in one page, MTT entry 0 */
-	memset(gp(icm_pa + 0x100000), 0, 8);
-	cx3_put64(gp(icm_pa + 0x100000), 0, eq_buf | 1);
-	memset(gp(eq_buf), 0, 4096);
-	memset(gp(mbox), 0, 4096);
-	gp(mbox)[0x0c] = 6;
-	bad += post(dev, mbox, 0, &out, 0x013, 0) != 0;	/* SW2HW_EQ */
-	bad += post(dev, 1ull << 10 | 1ull << 9, 0, &out, 0x012, 0) != 0;
-	cx3_bar2_write(dev, 0x800, __builtin_bswap32(1u << 31), 4);
-	bad += post(dev, 0, 1, &out, 0x009, 0) != 0;		/* INIT_PORT 1 */
-	bad += post(dev, 0, 2, &out, 0x009, 0) != 0;		/* INIT_PORT 2 */
-	return bad;
-}
+#define bring_up fake_bring_up
 
 int main(void)
 {

@@ -12,6 +12,27 @@ stack_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 # (the firmware stops until the driver resets the card)
 catas() { harness_ask catas "${1:-1}"; }
 
+# card_fault NAME SPEC: have the harness arm an injected fault of this
+# card (tests/cx3/cx3_fault.c): cmd-hang OP[:N], cmd-status OP:ST[:N],
+# eq-overrun TYPE[:N], flap1/flap2 N[:MS], or "off" (the harness takes
+# only those forms: tests/vm/run's qom_request)
+card_fault() { harness_ask qom "$1 $2"; }
+# card_fault_log: the model's "fault: ..." lines so far, without the
+# "cx3: fault: " prefix (the harness copies them from QEMU's log)
+card_fault_log() {
+	harness_ask qom "fault-log now" || return 1
+	sed 's/^cx3: fault: //' /vmout/cx3-faults.txt
+}
+# card_fault_seen SECONDS REGEX: within SECONDS, a line of card_fault_log
+# matches REGEX (the fault fired)
+card_fault_seen() {
+	local end=$((SECONDS + $1))
+	until card_fault_log | grep -Eq -- "$2"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
 # klog_mark: write a unique mark into the kernel log and print its id;
 # klog_since ID: the kernel log after that mark (without timestamps)
 klog_mark() {
