@@ -127,7 +127,7 @@ static int mlx4_hcr_post(struct mlx4_priv *priv, u64 in_param, u64 out_param,
 
 static int mlx4_cmd_poll(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 			 bool out_is_imm, u32 in_mod, u8 op_mod, u16 op,
-			 unsigned long timeout_ms)
+			 unsigned long timeout_ms, u8 *fw_status)
 {
 	struct mlx4_cmd *cmd = &priv->cmd;
 	unsigned long end;
@@ -165,6 +165,7 @@ static int mlx4_cmd_poll(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 		*out_param = (u64)ioread32be(cmd->hcr + HCR_OUT_PARAM) << 32 |
 			     ioread32be(cmd->hcr + HCR_OUT_PARAM + 4);
 	status = ioread32be(cmd->hcr + HCR_STATUS) >> 24;
+	*fw_status = status;
 	err = mlx4_status_to_errno(status);
 	if (err)
 		dev_err_ratelimited(&priv->dev.pdev->dev,
@@ -177,7 +178,7 @@ out:
 
 static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 			 bool out_is_imm, u32 in_mod, u8 op_mod, u16 op,
-			 unsigned long timeout_ms)
+			 unsigned long timeout_ms, u8 *fw_status)
 {
 	struct mlx4_cmd *cmd = &priv->cmd;
 	struct mlx4_cmd_context *ctx;
@@ -194,6 +195,7 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 	ctx->token += cmd->token_mask + 1;
 	ctx->busy = true;
 	ctx->result = -EIO;
+	ctx->fw_status = 0;
 	ctx->out_param = 0;
 	reinit_completion(&ctx->done);
 	token = ctx->token;
@@ -223,6 +225,7 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 		err = mlx4_cmd_refused(priv) ? -EIO : -ETIMEDOUT;
 	} else {
 		err = ctx->result;
+		*fw_status = ctx->fw_status;
 		if (out_is_imm && out_param)
 			*out_param = ctx->out_param;
 	}
@@ -276,6 +279,7 @@ void mlx4_cmd_event(struct mlx4_priv *priv, u16 token, u8 status, u64 out_param)
 		return;
 	}
 	ctx->result = mlx4_status_to_errno(status);
+	ctx->fw_status = status;
 	if (ctx->result)
 		dev_dbg(&priv->dev.pdev->dev, "command status 0x%x\n", status);
 	ctx->out_param = out_param;
@@ -314,11 +318,37 @@ void mlx4_cmd_wake_all(struct mlx4_priv *priv)
 	spin_unlock_irqrestore(&cmd->context_lock, flags);
 }
 
+/*
+ * A command that hands an object back from the card (or closes the card)
+ * and is refused by the firmware leaves the card owning what its caller
+ * is about to free.  As in 6.1, that is a failed card, except for an MPT
+ * still bound to memory windows (the user's doing: 0x21).
+ */
+static bool mlx4_closing_cmd_fatal(u16 op, u8 fw_status)
+{
+	switch (op) {
+	case MLX4_CMD_CLOSE_HCA:
+	case MLX4_CMD_HW2SW_EQ:
+	case MLX4_CMD_HW2SW_CQ:
+	case MLX4_CMD_2RST_QP:
+	case MLX4_CMD_HW2SW_SRQ:
+	case MLX4_CMD_UNMAP_ICM:
+	case MLX4_CMD_UNMAP_ICM_AUX:
+	case MLX4_CMD_UNMAP_FA:
+		return true;
+	case MLX4_CMD_HW2SW_MPT:
+		return fw_status != 0x21;
+	default:
+		return false;
+	}
+}
+
 static int mlx4_cmd_exec(struct mlx4_dev *dev, u64 in_param, u64 *out_param,
 			 bool out_is_imm, u32 in_mod, u8 op_mod, u16 op,
 			 unsigned long timeout_ms)
 {
 	struct mlx4_priv *priv = mlx4_priv(dev);
+	u8 fw_status = 0;
 	int err;
 
 	if (mlx4_cmd_refused(priv)) {
@@ -328,11 +358,23 @@ static int mlx4_cmd_exec(struct mlx4_dev *dev, u64 in_param, u64 *out_param,
 	down_read(&priv->cmd.mode_sem);
 	if (priv->cmd.use_events)
 		err = mlx4_cmd_wait(priv, in_param, out_param, out_is_imm,
-				    in_mod, op_mod, op, timeout_ms);
+				    in_mod, op_mod, op, timeout_ms, &fw_status);
 	else
 		err = mlx4_cmd_poll(priv, in_param, out_param, out_is_imm,
-				    in_mod, op_mod, op, timeout_ms);
+				    in_mod, op_mod, op, timeout_ms, &fw_status);
 	up_read(&priv->cmd.mode_sem);
+	/*
+	 * The card is reset (it lets go of the object) and the command
+	 * reported done, so that its caller frees as after a success.
+	 */
+	if (err && fw_status && mlx4_closing_cmd_fatal(op, fw_status) &&
+	    READ_ONCE(priv->loaded)) {
+		dev_err(&priv->dev.pdev->dev,
+			"closing command 0x%x (in_mod 0x%x) failed: status 0x%x: the card is failed\n",
+			op, in_mod, fw_status);
+		mlx4_enter_error_state(priv);
+		return 0;
+	}
 out:
 	/*
 	 * A command that failed on a failing card returns once the card is

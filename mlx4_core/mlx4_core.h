@@ -121,6 +121,7 @@ struct mlx4_db_table {
 struct mlx4_cmd_context {
 	struct completion	done;
 	int			result;
+	u8			fw_status;	/* the firmware's, 0 if none */
 	u64			out_param;
 	u16			token;
 	bool			busy;

@@ -419,6 +419,14 @@ g.item("catas-ours-6.12", ours("6.12"), ST + "/catas.sh", needs=("kverbs",), aft
 g.item("kverbs-catas-6.12", ours("6.12"), "tests/kverbs/guest/kverbs-catas.sh", needs=("kverbs",),
        after=catas_reset, tier="full", timeout=900)
 
+g = group("faults", "faults injected in the model (issue 18): command error statuses and a hung "
+          "command, a failed closing command, an EQ overrun, a flapping port, a burst of loss; "
+          "the stack works afterwards")
+for s in ("fault-eq", "fault-flap", "fault-burst", "fault-cmd", "fault-teardown"):
+    g.item(s + "-ours-6.1", ours(), ST + "/" + s + ".sh", env={"EVENTS": "asyncwatch"}, timeout=900)
+    g.item(s + "-inbox-6.1", inbox(), ST + "/" + s + ".sh", env={"EVENTS": "asyncwatch"},
+           tier="full", timeout=900)
+
 g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
 g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
 g.item("kverbs-2node-6.1", ours(nodes=2), "tests/kverbs/guest/kverbs-2node.sh", needs=("kverbs",))
