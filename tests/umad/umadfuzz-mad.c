@@ -446,6 +446,7 @@ void op_write(void)
 	last_id = w.id;
 	remember(f, &w);
 }
+
 /* --- reads ---------------------------------------------------------------- */
 
 /* a packet read whole: n bytes in b */

@@ -75,6 +75,7 @@ static const uint64_t kind_set[NKIND] = {
 	[K_ISSM_CLOSE] = 0,
 	[K_ISSM_IO] = E(EINVAL) | E(ENOTTY) | E(EBADF),
 };
+
 /* --- the random source ---------------------------------------------------- */
 
 static uint64_t rng;
@@ -216,6 +217,7 @@ static void nop(int sig)
 {
 	(void)sig;
 }
+
 /* --- sysfs ---------------------------------------------------------------- */
 
 static int read_line(const char *path, char *b, size_t len)
@@ -324,6 +326,7 @@ static int setup_sysfs(void)
 	}
 	return 0;
 }
+
 /* --- files ---------------------------------------------------------------- */
 
 static int nfiles(void)
@@ -411,6 +414,7 @@ static void op_close(void)
 	if (f)
 		close_file(f);
 }
+
 /* --- issm ----------------------------------------------------------------- */
 
 static void issm_close(void)
@@ -461,7 +465,8 @@ static void op_issm(void)
 	want = issm_outside ? E(EAGAIN) : OK;
 	if (!root)
 		want |= E(EACCES);
-	if (check(K_ISSM, e, want, block ? "issm open" : "issm open O_NONBLOCK") || fd < 0)
+	check(K_ISSM, e, want, block ? "issm open" : "issm open O_NONBLOCK");
+	if (fd < 0)
 		return;
 	issm_fd = fd;
 	issm_until = opno + below(20);
@@ -494,6 +499,7 @@ static void op_issm_io(void)
 		break;
 	}
 }
+
 /* --- setup and the end ---------------------------------------------------- */
 
 /* the methods other agents of the port hold, for the classes below 0x30 and versions 0..3 */
@@ -505,6 +511,7 @@ static int probe(void)
 
 	if (fd < 0)
 		return errno == EACCES ? 0 : -1;
+	ioctl(fd, IB_USER_MAD_ENABLE_PKEY);
 	for (ver = 0; ver < 4; ver++)
 		for (cls = 1; cls < 256; cls++) {
 			if (cls >= 0x30 && cls != 0x81)
