@@ -222,6 +222,19 @@ static void make_mad(struct ufile *f, struct wr *w, int id)
 	memcpy(w->hdr, &h, sizeof(h));
 }
 
+/* the agent an id names, for the logs */
+static const char *agent_desc(const struct ufile *f, uint32_t id)
+{
+	static char b[80];
+	const struct agent *a = id < NAGENT ? &f->ag[id] : NULL;
+
+	if (!a || !a->on)
+		return "no agent";
+	snprintf(b, sizeof(b), "agent qpn %u class 0x%02x v%u rmpp %u%s", a->qpn, a->cls, a->ver,
+		 a->rmpp, a->user_rmpp ? " user-RMPP" : "");
+	return b;
+}
+
 /* ib_umad_write() of 6.1 (and mlx4's post) on w: the errnos it may give */
 static uint64_t predict_write(struct ufile *f, struct wr *w, int ptr, size_t avail)
 {
@@ -236,6 +249,8 @@ static uint64_t predict_write(struct ufile *f, struct wr *w, int ptr, size_t ava
 	int fh = hdrsz(f);
 
 	memcpy(&h, w->hdr, sizeof(h));
+	if (fh == HDR_OLD)
+		h.pkey_index = 0;	/* not in the old header: 0 */
 	if (f->mode == O_RDONLY)
 		return E(EBADF);
 	if (count < (size_t)fh + RMPP_HDR)
@@ -332,7 +347,7 @@ void op_write(void)
 	int id, ptr = P_OK, e, reply = 0;
 	ssize_t n;
 	uint32_t r = below(100);
-	char what[400];
+	char what[500];
 
 	if (!f)
 		return;
@@ -427,8 +442,9 @@ void op_write(void)
 	want = predict_write(f, &w, ptr, avail);
 	memcpy(&ph, w.hdr, sizeof(ph));
 	snprintf(what, sizeof(what),
-		 "write %zu bytes (header %d): id %u class 0x%02x v%u method 0x%02x tid 0x%08x lid 0x%x qpn 0x%x grh %u gid_index %u pkey_index %u sl %u timeout %u retries %u rmpp 0x%02x/%u/0x%02x%s%s ptr %d avail %zu",
-		 count, w.hl, ph.id, w.mad[1], w.mad[2], w.mad[3], get32(w.mad + 12),
+		 "write %zu bytes (header %d): id %u (%s) base %u class 0x%02x v%u method 0x%02x tid 0x%08x lid 0x%x qpn 0x%x grh %u gid_index %u pkey_index %u sl %u timeout %u retries %u rmpp 0x%02x/%u/0x%02x%s%s ptr %d avail %zu",
+		 count, w.hl, ph.id, agent_desc(f, ph.id), w.mad[0], w.mad[1], w.mad[2], w.mad[3],
+		 get32(w.mad + 12),
 		 be16toh(ph.lid), be32toh(ph.qpn), ph.grh_present, ph.gid_index, ph.pkey_index,
 		 ph.sl, ph.timeout_ms, ph.retries, w.mad[24], w.mad[25], w.mad[26],
 		 reply ? " (an answer)" : "", w.mismatch ? " (class not of the QP)" : "", ptr,
@@ -521,9 +537,13 @@ static void check_packet(struct ufile *f, const uint8_t *b, ssize_t n, const cha
 			fail("%s: a request class 0x%02x v%u method 0x%02x for agent %u (class 0x%02x v%u)",
 			     what, m[1], m[2], m[3], h.id, a->cls, a->ver);
 		else if (f->mode != O_WRONLY) {
+			/* an RMPP message may be shorter than a MAD */
+			size_t len = n - hl < MAD ? (size_t)(n - hl) : MAD;
+
 			memcpy(f->req_hdr, b, hl);
 			memset(f->req_hdr + hl, 0, HDR_NEW - hl);
-			memcpy(f->req_mad, m, MAD);
+			memset(f->req_mad, 0, MAD);
+			memcpy(f->req_mad, m, len);
 			f->req_valid = 1;
 		}
 	}

@@ -186,7 +186,7 @@ static const char *setname(uint64_t set)
  */
 int check(int kind, int e, uint64_t want, const char *what)
 {
-	stats[kind][e > 0 && e < 134 ? e : 133]++;
+	stats[kind][e >= 0 && e < 134 ? e : 133]++;
 	vlog("%s -> %s (model %s)", what, ename(e), setname(want));
 	if (e >= 64 || !(want & (1ull << e))) {
 		fail("%s: %s, expected %s", what, ename(e), setname(want));
