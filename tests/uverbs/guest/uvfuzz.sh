@@ -86,7 +86,9 @@ log=$(klog_since "$mark" | grep -Ei 'uverbs|mlx4|infiniband' |
 	grep -Ev 'changed security contexts after opening file descriptor|other credentials than the opener' |
 	grep -Ev 'mlx4_core [0-9a-f:.]+: (command 0x[0-9a-f]+ failed: fw status = 0x[0-9a-f]+|CQ overrun on CQN [0-9a-f]+|CQ 0x[0-9a-f]+ error, syndrome [0-9]+|command 0x[0-9a-f]+ \(in_mod 0x[0-9a-f]+ op_mod [0-9]+\) failed: (-[0-9]+|status 0x[0-9a-f]+))$' |
 	grep -Ev '^ib_core: [a-z_0-9]+: |mlx4_ib: [a-z_]+: |: [0-9]+ callbacks suppressed$' |
-	grep -Ev 'mlx4_ib: (CQ ring of [0-9]+ CQEs|doorbell page) at 0x[0-9a-f]+: pinning failed \(-[0-9]+\)$')
+	grep -Ev 'mlx4_ib: (CQ ring of [0-9]+ CQEs|doorbell page) at 0x[0-9a-f]+: pinning failed \(-[0-9]+\)$' |
+	grep -Ev 'mlx4_ib: QP 0x[0-9a-f]+: (core thinks state|bad attributes for|modify to state|transition) ' |
+	grep -Ev 'mlx4_ib: (QP[0-9]+: P_Key index|doorbell record at|user buffer at|a user command without)')
 expect "$t: no complaint of ib_uverbs or mlx4 in the kernel log${log:+: $(echo "$log" | head -n 5)}" \
 	[ -z "$log" ]
 exit 0
