@@ -10,7 +10,7 @@
 
 #include "mad_priv.h"
 
-#define MAD_MAX_CLASS_VERSION	8	/* class versions 0..7 can be registered */
+#define MAD_MAX_CLASS_VERSION	0x83	/* class versions 0..0x82 can be registered, as 6.1 */
 #define MAD_MAX_CLASS		0x50	/* classes below, and DR SMPs */
 /*
  * hi_tid: unique among the registered agents of every device, 1 to 2^24 - 1

@@ -142,7 +142,7 @@ void km_reg_cases(struct km_run *r)
 	km_expect_err(r, "reg-class-zero", x, -EINVAL);
 	x = km_reg(dev, 1, IB_QPT_GSI, 0x60, 1, get, 1, 0, NULL);
 	km_expect_err(r, "reg-class-out-of-range", x, -EINVAL);
-	x = km_reg(dev, 1, IB_QPT_GSI, IB_MGMT_CLASS_PERF_MGMT, 0x80, get, 1, 0, NULL);
+	x = km_reg(dev, 1, IB_QPT_GSI, IB_MGMT_CLASS_PERF_MGMT, 0x83, get, 1, 0, NULL);
 	km_expect_err(r, "reg-bad-class-version", x, -EINVAL);
 	x = km_reg(dev, 1, IB_QPT_GSI, IB_MGMT_CLASS_PERF_MGMT, 1, get, 1, 1, NULL);
 	km_expect_err(r, "reg-rmpp-on-non-rmpp-class", x, -EINVAL);
