@@ -15,24 +15,15 @@
 # ACTIVE and a pingpong passes.
 set -u
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=../../testbed/guest/pair.sh
-. "$(dirname "$0")/../../testbed/guest/pair.sh"
+# the client waits out the retries of the long burst
+cli=120
+# shellcheck source=fault-lib.sh
+. "$(dirname "$0")/fault-lib.sh"
 t=${TESTNAME:-fault-burst}
 plan 9
 
-tcp=18515 cli=120 xb=60 nodes=1 out=$(mktemp -d)
 num() { local v; v=$(hwc "$1"); [[ "$v" =~ ^[0-9]+$ ]] && echo "$v" || echo 0; }
 retries() { echo $(($(num sq_num_oos) + $(num rq_num_oos) + $(num sq_num_to))); }
-pingpong() {
-	pair "$t" ibv_rc_pingpong -d mlx4_0 -n 100
-	if [ -z "$why" ]; then
-		pass "$t: $1: ibv_rc_pingpong between the ports"
-	else
-		fail "$t: $1: ibv_rc_pingpong between the ports" "$why"
-		# shellcheck disable=SC2086
-		tail -n 3 $show 2>/dev/null
-	fi
-}
 
 expect "$t: both ports ACTIVE before" wait_for 30 both_active
 before=$(retries)
@@ -40,14 +31,7 @@ expect "$t: a burst of 16 packets lost from port 2" cx3_set drop2 16
 report="no results"
 # shellcheck disable=SC2317 # called through pair
 report_ok() { grep -Eq '^ *65536 +100 +[0-9.]+' "$1"; }
-pair "$t" ib_write_bw -d mlx4_0 -F -s 65536 -n 100
-if [ -z "$why" ]; then
-	pass "$t: through the short burst: ib_write_bw 64 KiB x 100"
-else
-	fail "$t: through the short burst: ib_write_bw 64 KiB x 100" "$why"
-	# shellcheck disable=SC2086
-	tail -n 3 $show 2>/dev/null
-fi
+pair_check "through the short burst: ib_write_bw 64 KiB x 100" ib_write_bw -d mlx4_0 -F -s 65536 -n 100
 report="no '100 iters in'"
 # shellcheck disable=SC2317 # called through pair
 report_ok() { grep -q '^100 iters in' "$1"; }

@@ -18,8 +18,8 @@
 #    device), both ports become ACTIVE and the verbs and a pingpong work.
 set -u
 . "$(dirname "$0")/lib.sh"
-# shellcheck source=../../testbed/guest/pair.sh
-. "$(dirname "$0")/../../testbed/guest/pair.sh"
+# shellcheck source=fault-lib.sh
+. "$(dirname "$0")/fault-lib.sh"
 t=${TESTNAME:-fault-cmd}
 plan 20
 
@@ -27,19 +27,6 @@ fv() { timeout 200 /usr/bin/python3 "$(dirname "$0")/fault_verbs.py" "$@" 2>&1 |
 # fired REGEX: how many of the model's fault lines match REGEX
 fired() { card_fault_log | grep -cE -- "$1"; }
 
-# an RC pingpong between the ports (pair.sh, one node)
-tcp=18515 cli=60 xb=60 nodes=1 out=$(mktemp -d) report="no '100 iters in'"
-report_ok() { grep -q '^100 iters in' "$1"; }
-pingpong() {
-	pair "$t" ibv_rc_pingpong -d mlx4_0 -n 100
-	if [ -z "$why" ]; then
-		pass "$t: $1: ibv_rc_pingpong between the ports"
-	else
-		fail "$t: $1: ibv_rc_pingpong between the ports" "$why"
-		# shellcheck disable=SC2086
-		tail -n 3 $show 2>/dev/null
-	fi
-}
 
 r=$(fv cq)
 expect "$t: a CQ before any fault ($r)" contains "$r" '^cq: ok'
