@@ -26,6 +26,9 @@ enum {
 #define HCR_OPMOD_SHIFT		12
 #define HCR_POST_TIMEOUT_MS	10000	/* GO must clear within this */
 
+/* HW2SW_MPT's answer for a region memory windows are still bound to */
+#define MLX4_STAT_REG_BOUND	0x21
+
 struct mlx4_cmd_status_map {
 	u8	status;
 	int	err;
@@ -45,7 +48,7 @@ static const struct mlx4_cmd_status_map mlx4_status_map[] = {
 	{ 0x0c, -ENFILE },	/* ICM error */
 	{ 0x10, -EINVAL },	/* bad QP state */
 	{ 0x20, -EFAULT },	/* bad segment parameter */
-	{ 0x21, -EBUSY },	/* memory region still bound */
+	{ MLX4_STAT_REG_BOUND, -EBUSY },
 	{ 0x22, -EAGAIN },	/* LAM not present */
 	{ 0x30, -EINVAL },	/* bad packet */
 	{ 0x40, -ENOMEM },	/* bad size */
@@ -322,7 +325,7 @@ void mlx4_cmd_wake_all(struct mlx4_priv *priv)
  * A command that hands an object back from the card (or closes the card)
  * and is refused by the firmware leaves the card owning what its caller
  * is about to free.  As in 6.1, that is a failed card, except for an MPT
- * still bound to memory windows (the user's doing: 0x21).
+ * still bound to memory windows (the user's doing).
  */
 static bool mlx4_closing_cmd_fatal(u16 op, u8 fw_status)
 {
@@ -337,7 +340,7 @@ static bool mlx4_closing_cmd_fatal(u16 op, u8 fw_status)
 	case MLX4_CMD_UNMAP_FA:
 		return true;
 	case MLX4_CMD_HW2SW_MPT:
-		return fw_status != 0x21;
+		return fw_status != MLX4_STAT_REG_BOUND;
 	default:
 		return false;
 	}

@@ -154,6 +154,24 @@ const struct cx3_host fake_host = {
 	.intx_set = fake_intx, .log = fake_log, .now_ms = fake_now_ms,
 };
 
+/* INIT_HCA's mailbox (fake.h) */
+void fake_init_hca_layout(uint64_t mbox)
+{
+	memset(gp(mbox), 0, 4096);
+	gp(mbox)[0x00] = 2;
+	cx3_put64(gp(mbox), 0x30, 0x000000 | 6);	/* QPC, 64 QPs */
+	cx3_put64(gp(mbox), 0x48, 0x010000 | 4);	/* SRQC */
+	cx3_put64(gp(mbox), 0x50, 0x020000 | 6);	/* CQC */
+	cx3_put64(gp(mbox), 0x80, 0x030000 | 3);	/* EQC */
+	cx3_put64(gp(mbox), 0xc0, 0x040000);		/* MCG */
+	gp(mbox)[0xd3] = 10;
+	gp(mbox)[0xd7] = 4;
+	gp(mbox)[0xdb] = 5;
+	cx3_put64(gp(mbox), 0xf0, 0x050000);		/* dMPT */
+	gp(mbox)[0xfb] = 8;
+	cx3_put64(gp(mbox), 0x100, 0x100000);		/* MTT */
+}
+
 /* the probe's bring-up (fake.h) */
 int fake_bring_up(struct cx3_dev *dev)
 {
@@ -179,19 +197,7 @@ int fake_bring_up(struct cx3_dev *dev)
 	}
 	bad += post(dev, mbox, 16, &out, 0xffa, 0) != 0;	/* MAP_ICM */
 
-	memset(gp(mbox), 0, 4096);
-	gp(mbox)[0x00] = 2;
-	cx3_put64(gp(mbox), 0x30, 0x000000 | 6);	/* QPC, 64 QPs */
-	cx3_put64(gp(mbox), 0x48, 0x010000 | 4);	/* SRQC */
-	cx3_put64(gp(mbox), 0x50, 0x020000 | 6);	/* CQC */
-	cx3_put64(gp(mbox), 0x80, 0x030000 | 3);	/* EQC */
-	cx3_put64(gp(mbox), 0xc0, 0x040000);		/* MCG */
-	gp(mbox)[0xd3] = 10;
-	gp(mbox)[0xd7] = 4;
-	gp(mbox)[0xdb] = 5;
-	cx3_put64(gp(mbox), 0xf0, 0x050000);		/* dMPT */
-	gp(mbox)[0xfb] = 8;
-	cx3_put64(gp(mbox), 0x100, 0x100000);		/* MTT */
+	fake_init_hca_layout(mbox);
 	bad += post(dev, mbox, 0, &out, 0x007, 0) != 0;	/* INIT_HCA */
 
 	/* EQ 0: 64 entries in one page, MTT entry 0 */

@@ -32,6 +32,8 @@ bool log_has(const char *needle);
  * entries at FAKE_EQ_BUF) taking command and port-change events, armed,
  * both ports initialised.  Returns the number of steps that failed.
  */
+/* INIT_HCA's mailbox at mbox: a small layout inside the first 4 MiB of ICM */
+void fake_init_hca_layout(uint64_t mbox);
 #define FAKE_EQ_BUF	(MEM_BASE + 0x400000)
 int fake_bring_up(struct cx3_dev *dev);
 

@@ -109,19 +109,7 @@ int main(void)
 	check(st == 3, "a misaligned ICM chunk is refused (%d)", st);
 
 	/* INIT_HCA with a small layout inside the 4 MiB */
-	memset(gp(mbox), 0, 4096);
-	gp(mbox)[0x00] = 2;
-	cx3_put64(gp(mbox), 0x30, 0x000000 | 6);	/* QPC, 64 QPs */
-	cx3_put64(gp(mbox), 0x48, 0x010000 | 4);	/* SRQC */
-	cx3_put64(gp(mbox), 0x50, 0x020000 | 6);	/* CQC */
-	cx3_put64(gp(mbox), 0x80, 0x030000 | 3);	/* EQC */
-	cx3_put64(gp(mbox), 0xc0, 0x040000);		/* MCG */
-	gp(mbox)[0xd3] = 10;
-	gp(mbox)[0xd7] = 4;
-	gp(mbox)[0xdb] = 5;
-	cx3_put64(gp(mbox), 0xf0, 0x050000);		/* dMPT */
-	gp(mbox)[0xfb] = 8;
-	cx3_put64(gp(mbox), 0x100, 0x100000);		/* MTT */
+	fake_init_hca_layout(mbox);
 	out = 0;
 	check(post(&dev, mbox, 0, &out, 0x007, 0) == 0, "INIT_HCA");
 	check(post(&dev, mbox, 0, &out, 0x007, 0) == 4, "a second INIT_HCA is refused");
