@@ -144,11 +144,12 @@ uint8_t cx3_cmd_hw2sw_mpt(struct cx3_dev *dev, struct cx3_cmd *cmd)
 	if (!m || !m->hw)
 		return CX3_STAT_BAD_RES_STATE;
 	/*
-	 * A region with windows bound to it stays (the status is a guess:
-	 * the driver only says "MR has MWs bound to it").
+	 * A region with windows bound to it stays, refused with REG_BOUND:
+	 * 6.1's mlx4_core takes that status (and only that one) from
+	 * HW2SW_MPT as the user's doing rather than a failed card.
 	 */
 	if (!m->window && m->win_cnt)
-		return CX3_STAT_RESOURCE_BUSY;
+		return CX3_STAT_REG_BOUND;
 	/* a window going away no longer holds its region */
 	if (m->window && m->bound) {
 		struct cx3_mpt *r = dev->mpts[m->mr_idx];

@@ -392,8 +392,8 @@ static void test_type1(void)
 	check(cx3_mr_remote(&dev, rkey, OTHER_PD, QPB, RC_VA + 0x100, buf, 8,
 			    CX3_ACC_REMOTE_WRITE, false) == CX3_MR_BAD_PD,
 	      "access from a QP of another PD: refused");
-	check(hw2sw(MR_BIND) == 0x06 && cx3_mpt_find(&dev, KEY(MR_BIND, 0x11)),
-	      "HW2SW_MPT of a region with a window bound fails, the region stays");
+	check(hw2sw(MR_BIND) == CX3_STAT_REG_BOUND && cx3_mpt_find(&dev, KEY(MR_BIND, 0x11)),
+	      "HW2SW_MPT of a region with a window bound fails with REG_BOUND (0x21), the region stays");
 
 	/* bound again: the old range goes */
 	b_bind(MW_RW | MW_RR, MW_ZERO, KEY(W1, 0x22), KEY(MR_BIND, 0x11),
