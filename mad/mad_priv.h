@@ -39,7 +39,6 @@
 #define MAD_SEND_MAX		128	/* sends posted on one QP at a time */
 #define MAD_GRH_SIZE		((int)sizeof(struct ib_grh))
 #define MAD_RECV_BUF		(MAD_GRH_SIZE + IB_MGMT_MAD_SIZE)
-#define MAD_MAX_RETRIES		60	/* per send, upstream's limit */
 
 #define mad_dbg_rl(fmt, ...)	pr_debug_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)
 #define mad_warn_rl(fmt, ...)	pr_warn_ratelimited(MAD_NAME ": " fmt, ##__VA_ARGS__)

@@ -34,8 +34,12 @@ struct ib_mad_send_buf *ib_create_send_mad(struct ib_mad_agent *mad_agent,
 	struct mad_send_wr *sw;
 	int seg_size, seg_count, body;
 
-	if (!mad_agent || base_version != IB_MGMT_BASE_VERSION ||
-	    hdr_len < IB_MGMT_MAD_HDR || hdr_len >= IB_MGMT_MAD_SIZE || data_len < 0)
+	/*
+	 * The base version only picks the MAD size, and an IB port has one:
+	 * 6.1 sends whatever version the caller wrote (the receiver drops
+	 * the ones it does not know).
+	 */
+	if (!mad_agent || hdr_len < IB_MGMT_MAD_HDR || hdr_len >= IB_MGMT_MAD_SIZE || data_len < 0)
 		return ERR_PTR(-EINVAL);
 	seg_size = IB_MGMT_MAD_SIZE - hdr_len;
 	if (rmpp_active) {
@@ -276,12 +280,24 @@ static int mad_post_one(struct mad_send_wr *sw)
 	u64 tid;
 	int ret;
 
-	if (!sw->buf.ah)
+	if (!sw->buf.ah || !ap->agent.send_handler)
+		return -EINVAL;
+	/* a response is only waited for by an agent that can receive it */
+	if (sw->buf.timeout_ms && !ap->agent.recv_handler)
+		return -EINVAL;
+	/* an RMPP agent sends only classes that carry the RMPP header */
+	if (ap->agent.rmpp_version && !ib_is_mad_class_rmpp(hdr->mgmt_class))
 		return -EINVAL;
 	if (mad_class_is_smp(hdr->mgmt_class) != mad_qp_type_is_smi(ap->mqp->type))
 		return -EINVAL;
-	if (sw->buf.timeout_ms < 0 || sw->buf.retries < 0)
-		return -EINVAL;
+	/*
+	 * umad hands both over from u32s: what reads as negative here (2^31
+	 * or more) is, as in 6.1, a wait and a retry count without end.
+	 */
+	if (sw->buf.timeout_ms < 0)
+		sw->buf.timeout_ms = INT_MAX;
+	if (sw->buf.retries < 0)
+		sw->buf.retries = INT_MAX;
 	/* RMPP ACK/STOP/ABORT carry the TID of the message they control */
 	if (!ib_response_mad(hdr) && !mad_rmpp_is_ctl(hdr)) {
 		tid = (be64_to_cpu(hdr->tid) & 0xffffffffULL) |
@@ -312,7 +328,7 @@ static int mad_post_one(struct mad_send_wr *sw)
 	sw->responded = false;
 	sw->status = IB_WC_SUCCESS;
 	/* from here on buf.retries counts the retries made, as upstream's */
-	sw->max_retries = min(sw->buf.retries, MAD_MAX_RETRIES);
+	sw->max_retries = sw->buf.retries;
 	sw->retries_left = sw->max_retries;
 	sw->buf.retries = 0;
 	sw->seg_xmit = 1;

@@ -215,13 +215,17 @@ ssize_t umad_write(struct file *filp, const char __user *buf, size_t count,
 	packet = kzalloc(sizeof(*packet) + IB_MGMT_RMPP_HDR, GFP_KERNEL);
 	if (!packet)
 		return -ENOMEM;
-	if (copy_from_user(&packet->mad.hdr, buf, hdr_size) ||
-	    copy_from_user(packet->mad.data, buf + hdr_size, IB_MGMT_RMPP_HDR)) {
+	/* the agent id is checked before the MAD is read, as 6.1 */
+	if (copy_from_user(&packet->mad.hdr, buf, hdr_size)) {
 		ret = -EFAULT;
 		goto err_packet;
 	}
 	if (packet->mad.hdr.id >= UMAD_MAX_AGENTS) {
 		ret = -EINVAL;
+		goto err_packet;
+	}
+	if (copy_from_user(packet->mad.data, buf + hdr_size, IB_MGMT_RMPP_HDR)) {
+		ret = -EFAULT;
 		goto err_packet;
 	}
 

@@ -30,7 +30,7 @@ plan 9
 # what the kernel may say about the fuzzer's inputs: ours rate-limits all
 # of it (ib_umad's notices, ib_core's and mlx4_ib's refusals); the in-tree
 # stack says some of it on every call
-allowed='callbacks suppressed|: bad QPN [0-9]+$|: all 32 agents in use$'
+allowed='callbacks suppressed|: bad QPN [0-9]+$|: bad OUI 0x[0-9a-f]+$|: all 32 agents in use$'
 allowed+='|: unsupported registration flags 0x[0-9a-f]+ \(supported 0x1\)$'
 allowed+='|uses the old ABI without P_Key indexes$|receive queue full'
 allowed+="|^ib_core: [a-z_]+: $dev: |mlx4_ib: QP1: P_Key index [0-9]+ not in port [12]'s table$"
