@@ -106,8 +106,9 @@ static int mlx4_hcr_post(struct mlx4_priv *priv, u64 in_param, u64 out_param,
 			return -EIO;
 		if (time_after_eq(jiffies, end)) {
 			dev_err_ratelimited(&priv->dev.pdev->dev,
-					    "HCR busy, command 0x%x not posted\n", op);
-			return -EAGAIN;
+					    "command 0x%x not posted: the HCR still busy, firmware timed out\n",
+					    op);
+			return -ETIMEDOUT;
 		}
 		usleep_range(20, 100);
 	}
@@ -237,15 +238,6 @@ static int mlx4_cmd_wait(struct mlx4_priv *priv, u64 in_param, u64 *out_param,
 		dev_err(&priv->dev.pdev->dev,
 			"command 0x%x (in_mod 0x%x) timed out after %lu ms (event mode)\n",
 			op, in_mod, timeout_ms);
-		/*
-		 * Firmware that stops answering is as good as dead: recover.
-		 * The command then failed as any command on a dead card
-		 * does (-EIO, as upstream's reset flow answers).
-		 */
-		if (op != MLX4_CMD_NOP && READ_ONCE(priv->loaded)) {
-			mlx4_enter_error_state(priv);
-			err = -EIO;
-		}
 	} else if (err && err != -EIO) {
 		dev_err_ratelimited(&priv->dev.pdev->dev,
 				    "command 0x%x (in_mod 0x%x op_mod %u) failed: %d\n",
@@ -366,6 +358,16 @@ static int mlx4_cmd_exec(struct mlx4_dev *dev, u64 in_param, u64 *out_param,
 		err = mlx4_cmd_poll(priv, in_param, out_param, out_is_imm,
 				    in_mod, op_mod, op, timeout_ms, &fw_status);
 	up_read(&priv->cmd.mode_sem);
+	/*
+	 * Firmware that stops answering (a command not done in its time, or
+	 * the HCR still busy with an earlier one after HCR_POST_TIMEOUT_MS)
+	 * is as good as dead: as 6.1, the card is reset, and the command
+	 * failed as any command on a dead card does.
+	 */
+	if (err == -ETIMEDOUT && op != MLX4_CMD_NOP && READ_ONCE(priv->loaded)) {
+		mlx4_enter_error_state(priv);
+		return -EIO;
+	}
 	/*
 	 * The card is reset (it lets go of the object) and the command
 	 * reported done, so that its caller frees as after a success.
