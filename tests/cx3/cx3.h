@@ -215,6 +215,7 @@ struct cx3_impair {
 	uint32_t loss_ppm;		/* drop this many per million */
 	uint32_t corrupt_ppm;		/* flip a bit (a bad ICRC) per million */
 	uint32_t drop_next;		/* drop the next N packets */
+	uint32_t drop_data_next;	/* ... of those to QPs other than 0, 1 */
 	uint32_t delay_ms;		/* deliver each packet this much later */
 	uint64_t rng;			/* xorshift64 state, from the seed */
 	uint64_t seed;

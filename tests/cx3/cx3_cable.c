@@ -8,6 +8,10 @@
  * can be seen recovering:
  *   loss_ppm	drop that many packets per million, at random
  *   drop_next	drop the next N packets, whatever they are
+ *   drop_data_next	drop the next N packets to QPs other than QP0 and QP1
+ *		(a burst aimed at the data path: the subnet manager's own
+ *		MADs pass, so that its reaction cannot stand in for the
+ *		transport's)
  *   corrupt_ppm	flip one bit after the ICRC was computed, per million
  *   delay_ms	hand each packet to the far end that much later
  * The random choices come from a xorshift64 generator seeded from the
@@ -90,6 +94,14 @@ static void hold(struct cx3_dev *dev, int port, const uint8_t *pkt,
 	dev->held_tail[port - 1] = h;
 }
 
+/* A packet to QP0 or QP1 (a MAD), as far as its headers say */
+static bool is_mad(const uint8_t *pkt, size_t len)
+{
+	struct cx3_pkt p;
+
+	return !cx3_pkt_parse(&p, pkt, len) && p.dqpn <= 1;
+}
+
 /* A packet (its ICRC written) enters port's cable. */
 void cx3_cable_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 {
@@ -100,6 +112,11 @@ void cx3_cable_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 		return;
 	if (im->drop_next) {
 		im->drop_next--;
+		im->dropped++;
+		return;
+	}
+	if (im->drop_data_next && !is_mad(pkt, len)) {
+		im->drop_data_next--;
 		im->dropped++;
 		return;
 	}

@@ -580,7 +580,7 @@ static void cx3_set_link2(Object *obj, bool on, Error **errp)
  * The cable's impairments: lossN, dropN, corruptN, delayN (port N's
  * outgoing packets) and seed, as uint32/uint64 properties.
  */
-enum cx3_impair_field { IMP_LOSS, IMP_DROP, IMP_CORRUPT, IMP_DELAY };
+enum cx3_impair_field { IMP_LOSS, IMP_DROP, IMP_DROP_DATA, IMP_CORRUPT, IMP_DELAY };
 
 struct cx3_impair_prop {
 	const char *name;
@@ -591,6 +591,7 @@ struct cx3_impair_prop {
 static const struct cx3_impair_prop cx3_impair_props[] = {
 	{ "loss1", 1, IMP_LOSS }, { "loss2", 2, IMP_LOSS },
 	{ "drop1", 1, IMP_DROP }, { "drop2", 2, IMP_DROP },
+	{ "dropdata1", 1, IMP_DROP_DATA }, { "dropdata2", 2, IMP_DROP_DATA },
 	{ "corrupt1", 1, IMP_CORRUPT }, { "corrupt2", 2, IMP_CORRUPT },
 	{ "delay1", 1, IMP_DELAY }, { "delay2", 2, IMP_DELAY },
 };
@@ -604,6 +605,8 @@ static uint32_t *cx3_impair_field(CX3State *s, const struct cx3_impair_prop *p)
 		return &im->loss_ppm;
 	case IMP_DROP:
 		return &im->drop_next;
+	case IMP_DROP_DATA:
+		return &im->drop_data_next;
 	case IMP_CORRUPT:
 		return &im->corrupt_ppm;
 	default:

@@ -434,11 +434,9 @@ g.item("kverbs-catas-6.12", ours("6.12"), "tests/kverbs/guest/kverbs-catas.sh", 
 g = group("faults", "faults injected in the model (issue 18): command error statuses and a hung "
           "command, a failed closing command, an EQ overrun, a flapping port, a burst of loss; "
           "the stack works afterwards")
-# (fault-burst in check-full only: with the host loaded, its short burst has
-# ended in retry exceeded once instead of a retransmission: issue 18, open)
 for s in ("fault-eq", "fault-flap", "fault-burst", "fault-cmd", "fault-teardown"):
     g.item(s + "-ours-6.1", ours(), ST + "/" + s + ".sh", env={"EVENTS": "asyncwatch"}, timeout=900,
-           tier="full" if s == "fault-burst" else "both")
+           tier="both")
     g.item(s + "-inbox-6.1", inbox(), ST + "/" + s + ".sh", env={"EVENTS": "asyncwatch"},
            tier="full", timeout=900)
 

@@ -474,6 +474,21 @@ static void test_cable(void)
 	      "the same seed drops the same packets, another seed others (%u)",
 	      diffs);
 
+	/* a data burst: the data packet goes, a MAD (to QP1) passes */
+	memcpy(&f[1], &k[0], sizeof(f[1]));
+	f[1].b[IB_LRH_BYTES + 5] = 0;
+	f[1].b[IB_LRH_BYTES + 6] = 0;
+	f[1].b[IB_LRH_BYTES + 7] = 1;
+	im->drop_data_next = 2;
+	im->dropped = 0;
+	cx3_cable_xmit(&dev, 1, f[1].b, f[1].len);
+	ok = nwire == 1;
+	cx3_cable_xmit(&dev, 1, k[0].b, k[0].len);
+	ok &= nwire == 1 && im->drop_data_next == 1 && im->dropped == 1;
+	im->drop_data_next = 0;
+	nwire = 0;
+	check(ok, "drop-data 2: a packet to QP1 passes, the next data packet is dropped");
+
 	/* corruption: one bit flipped, the far port counts a receive error */
 	im->corrupt_ppm = 1000000;
 	memcpy(&f[1], &k[0], sizeof(f[1]));
