@@ -38,6 +38,7 @@
 #define IPOIB_SID	0x1000000000000000ull	/* IPoIB CM's service IDs */
 
 static const char *const kind_names[] = { "mad", "cm", "ipoib", "mix" };
+
 static const char *const class_names[CX3_WF_NCLASS] = {
 	"smp", "dr-smp", "gmp", "rmpp", "cm", "ipoib", "bad-header",
 };
@@ -136,7 +137,21 @@ static const uint32_t smp_attrs[] = {
 	0x0017, 0x0018, 0x0019, 0x001a, 0x001b, 0x0020, 0x0030, 0x0031,
 	0xff90, 0xffff, 0x0000,
 };
-static const uint32_t smp_methods[] = { 0x01, 0x01, 0x01, 0x81, 0x05, 0x07, 0x06, 0x00, 0x7f };
+
+static const uint32_t smp_methods[] = {
+	0x01, 0x01, 0x01, 0x81, 0x05, 0x07, 0x06, 0x00, 0x7f,
+};
+
+static const uint32_t trap_nums[] = { 64, 65, 66, 67, 128, 129, 144, 256, 259 };
+static const uint32_t rmpp_status[] = {
+	118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 1, 255,
+};
+
+static const uint32_t arp_hlen[] = { 0, 6, 19, 21, 255 };
+static const uint32_t arp_plen[] = { 0, 3, 16, 255 };
+
+static const uint32_t icmp6_types[] = { 128, 129, 133, 134, 136, 137, 1, 143 };
+static const uint32_t odd_lids[] = { 0, 0xffff, 0xc001, 0xbfff };
 
 static void build_smp(const struct cx3_wf_env *e, uint64_t *s, uint8_t *m)
 {
@@ -148,7 +163,7 @@ static void build_smp(const struct cx3_wf_env *e, uint64_t *s, uint8_t *m)
 		cx3_put64(m, 24, rnd(s));		/* M_Key */
 	if (method == 0x05 || method == 0x07) {		/* a Notice */
 		m[64] = 0x80 | below(s, 5);
-		cx3_put16(m, 66, (uint16_t)PICK(s, ((const uint32_t[]){ 64, 65, 66, 67, 128, 129, 144, 256, 259 })));
+		cx3_put16(m, 66, (uint16_t)PICK(s, trap_nums));
 		cx3_put16(m, 68, e->slid);
 	}
 	if (cx3_get16(m, 16) == 0x0016 || cx3_get16(m, 16) == 0x0014)
@@ -203,15 +218,18 @@ static const uint32_t gmp_classes[] = {
 	0x0901, 0x0a01, 0x0f01, 0x1001, 0x2102, 0x3001, 0x3a01, 0x4f01,
 	0x0b01, 0x5001, 0x8001, 0xff01, 0x0102, 0x0300, 0x0401 | 0x0200,
 };
+
 static const uint32_t gmp_methods[] = {
 	0x01, 0x02, 0x03, 0x05, 0x06, 0x07, 0x12, 0x13, 0x14, 0x15,
 	0x81, 0x86, 0x92, 0x94, 0x95, 0x00, 0x40, 0xff,
 };
+
 static const uint32_t sa_attrs[] = {
 	0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0013, 0x0014, 0x0015,
 	0x0020, 0x0030, 0x0031, 0x0035, 0x0036, 0x0038, 0x0039, 0x003a,
 	0x00b0, 0xf311, 0xffff,
 };
+
 static const uint32_t pma_attrs[] = {
 	0x0001, 0x0010, 0x0011, 0x0012, 0x0013, 0x0014, 0x0015, 0x0016,
 	0x001d, 0x001e, 0x0034, 0x0035, 0x0036, 0xff00,
@@ -285,7 +303,7 @@ static void build_rmpp(const struct cx3_wf_env *e, uint64_t *s, uint8_t *m)
 	m[26] = (uint8_t)(below(s, 32) << 3 |
 			  (pct(s, 85) ? 1 | (seg == 1 ? 2 : 0) | (pct(s, 40) ? 4 : 0) :
 			   below(s, 8)));
-	m[27] = (uint8_t)(pct(s, 80) ? 0 : PICK(s, ((const uint32_t[]){ 118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 1, 255 })));
+	m[27] = (uint8_t)(pct(s, 80) ? 0 : PICK(s, rmpp_status));
 	cx3_put32(m, 28, type == 2 && pct(s, 70) ? below(s, 8) : seg);
 	len = pct(s, 50) ? 200 * (1 + below(s, 6)) - below(s, 150) : edge(s, 4);
 	cx3_put32(m, 32, type == 2 ? (pct(s, 70) ? seg + below(s, 64) : edge(s, 4)) : len);
@@ -432,8 +450,8 @@ static size_t build_ipoib(const struct cx3_wf_env *e, uint64_t *s, uint8_t *d,
 		cx3_put16(d, 0, 0x0806);
 		cx3_put16(ip, 0, pct(s, 85) ? 0x0020 : (uint16_t)rnd(s));
 		cx3_put16(ip, 2, pct(s, 85) ? 0x0800 : (uint16_t)rnd(s));
-		ip[4] = (uint8_t)(pct(s, 70) ? 20 : PICK(s, ((const uint32_t[]){ 0, 6, 19, 21, 255 })));
-		ip[5] = (uint8_t)(pct(s, 70) ? 4 : PICK(s, ((const uint32_t[]){ 0, 3, 16, 255 })));
+		ip[4] = (uint8_t)(pct(s, 70) ? 20 : PICK(s, arp_hlen));
+		ip[5] = (uint8_t)(pct(s, 70) ? 4 : PICK(s, arp_plen));
 		cx3_put16(ip, 6, (uint16_t)(pct(s, 85) ? 1 + below(s, 2) : rnd(s)));
 		hwaddr(e, s, ip + 8);
 		cx3_put32(ip, 28, 0xa9fe5a00u | below(s, 4));	/* 169.254.90.x */
@@ -454,7 +472,7 @@ static size_t build_ipoib(const struct cx3_wf_env *e, uint64_t *s, uint8_t *d,
 		cx3_put64(ip, 24, pct(s, 50) ? 0xff02000000000000ull : 0xfe80000000000000ull);
 		cx3_put64(ip, 32, pct(s, 50) ? 0x1ff000000ull | below(s, 256) : e->guid);
 		hl = 40;
-		ip[40] = (uint8_t)(pct(s, 50) ? 135 : PICK(s, ((const uint32_t[]){ 128, 129, 133, 134, 136, 137, 1, 143 })));
+		ip[40] = (uint8_t)(pct(s, 50) ? 135 : PICK(s, icmp6_types));
 		ip[41] = 0;
 		ip[48] = 1;		/* an option: source link-layer address */
 		ip[49] = (uint8_t)(pct(s, 70) ? 3 : below(s, 256));
@@ -485,7 +503,8 @@ static size_t build_ipoib(const struct cx3_wf_env *e, uint64_t *s, uint8_t *d,
 			hl = 20;
 		if (ip[9] == 1)
 			ip[hl] = 8;		/* ICMP echo request */
-		len = 4 + hl + below(s, 2) * 8 + (pct(s, 10) ? below(s, (uint32_t)max) : below(s, 256));
+		len = 4 + hl + below(s, 2) * 8 +
+		      (pct(s, 10) ? below(s, (uint32_t)max) : below(s, 256));
 		if (len > max)
 			len = max;
 		for (i = 4 + hl + 8; i < len; i++)
@@ -607,7 +626,7 @@ static uint16_t pick_slid(const struct cx3_wf_env *e, uint64_t *s)
 {
 	switch (below(s, 10)) {
 	case 0: return e->sm_lid;
-	case 1: return (uint16_t)PICK(s, ((const uint32_t[]){ 0, 0xffff, 0xc001, 0xbfff }));
+	case 1: return (uint16_t)PICK(s, odd_lids);
 	case 2: return (uint16_t)(1 + below(s, 0xbffe));
 	default: return e->slid;
 	}
@@ -664,8 +683,10 @@ size_t cx3_wirefuzz_build(const struct cx3_wf_env *e, uint64_t *s, int kind,
 		h.dqpn = 0;
 		h.sqpn = 0;
 		h.qkey = (uint32_t)(pct(s, 90) ? 0 : rnd(s));	/* QP0 ignores it */
-		if (*cls == CX3_WF_DR && pct(s, 80))
-			h.dlid = h.slid = 0xffff;
+		if (*cls == CX3_WF_DR && pct(s, 80)) {
+			h.dlid = 0xffff;
+			h.slid = 0xffff;
+		}
 		break;
 	case CX3_WF_GMP:
 		build_gmp(e, s, payload);
@@ -704,10 +725,18 @@ size_t cx3_wirefuzz_build(const struct cx3_wf_env *e, uint64_t *s, int kind,
 		h.sl = (uint8_t)(pct(s, 90) ? 0 : below(s, 16));
 	if (mutated && pct(s, 5)) {			/* P_Key, Q_Key, source */
 		switch (below(s, 4)) {
-		case 0: h.pkey = (uint16_t)(pct(s, 50) ? 0x7fff : rnd(s)); break;
-		case 1: h.qkey = (uint32_t)rnd(s); break;
-		case 2: h.sqpn = (uint32_t)rnd(s); break;
-		default: h.pkey = 0; break;
+		case 0:
+			h.pkey = (uint16_t)(pct(s, 50) ? 0x7fff : rnd(s));
+			break;
+		case 1:
+			h.qkey = (uint32_t)rnd(s);
+			break;
+		case 2:
+			h.sqpn = (uint32_t)rnd(s);
+			break;
+		default:
+			h.pkey = 0;
+			break;
 		}
 	}
 	*dqpn = h.dqpn;

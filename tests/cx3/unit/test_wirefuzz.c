@@ -18,6 +18,8 @@
 #include "cx3_pkt.h"
 #include "fake.h"
 
+#define ARRAY_N(a)	(sizeof(a) / sizeof((a)[0]))
+
 static struct cx3_dev dev;
 
 static const struct cx3_wf_env env = {
@@ -48,7 +50,7 @@ static bool deliverable(size_t len, uint32_t dqpn)
 static void templates(void)
 {
 	static const char *const kinds[] = { "mad", "cm", "ipoib" };
-	unsigned int i, bad = 0, wrong = 0, whole = 0, n = 3000;
+	unsigned int i, bad, wrong, whole, n = 3000;
 	uint64_t s = 5;
 	uint32_t dqpn;
 	struct cx3_pkt p;
@@ -57,7 +59,9 @@ static void templates(void)
 	int cls, kind;
 
 	for (kind = CX3_WF_MAD; kind <= CX3_WF_IPOIB; kind++) {
-		bad = wrong = whole = 0;
+		bad = 0;
+		wrong = 0;
+		whole = 0;
 		for (i = 0; i < n; i++) {
 			len = cx3_wirefuzz_build(&env, &s, kind, false, pkt, &dqpn, &cls);
 			if (!deliverable(len, dqpn)) {
@@ -87,7 +91,7 @@ static void templates(void)
 				wrong += cx3_get32(p.payload, 0) != IB_QP1_QKEY;
 		}
 		check(!bad && !wrong && whole == n,
-		      "templates %s: %u unmutated packets delivered to their QP, whole, of their class (%u refused, %u wrong, %u whole)",
+		      "template %s: %u unmutated packets delivered to their QP, whole, of their class (%u refused, %u wrong, %u whole)",
 		      kinds[kind], n, bad, wrong, whole);
 	}
 }
@@ -175,10 +179,10 @@ static void specs(void)
 	};
 	unsigned int i, took = 0;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+	for (i = 0; i < ARRAY_N(bad); i++)
 		took += spec(bad[i]);
 	check(!took && armed_is("off"), "spec: %zu bad specs refused, nothing armed (%u taken)",
-	      sizeof(bad) / sizeof(bad[0]), took);
+	      ARRAY_N(bad), took);
 	check(spec("2:7") && armed_is("2:7:1:mix"), "spec: PORT:N arms mix with seed 1");
 	check(!spec("1:5"), "spec: refused while armed");
 	check(spec("off") && armed_is("off"), "spec: off stops it");
@@ -194,7 +198,8 @@ static void injection(void)
 	unsigned int ticks = 0;
 
 	log_clear();
-	check(spec("1:1000:77:mad") && log_has("fault: wirefuzz armed: port 1, 1000 packet(s), seed 77, kind mad"),
+	check(spec("1:1000:77:mad") &&
+	      log_has("fault: wirefuzz armed: port 1, 1000 packet(s), seed 77, kind mad"),
 	      "poll: armed, logged with its seed");
 	cx3_poll(&dev);
 	check(dev.wirefuzz.injected - before == CX3_WF_BURST,

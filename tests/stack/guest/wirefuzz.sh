@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The wire fuzzer (tests/cx3/cx3_wirefuzz.c): the card injects random and
+# mutated packets at port 1's receive side, as if from the cable: SMPs
+# (LID-routed and directed-route), GMPs of every class with RMPP segments,
+# CM messages (IPoIB's connected mode listens through ib_cm) and IPoIB
+# datagrams.  One node, port 1 cabled to port 2, opensm on port 1
+# (tests/vm/run --sm); any stack.  ib1 (port 2) lives in a network
+# namespace, the peer ib0 pings through the cable.
+#
+# WIREFUZZ_N packets (default 2000) with seed WIREFUZZ_SEED (else random,
+# printed: replay with it), kind WIREFUZZ_KIND (default mix): half with ib0
+# in datagram mode, half (seed + 1) in connected mode.  After each half:
+# the model injected them all (its log), both ports ACTIVE with the LIDs
+# they had, opensm still master, ib0 pings its peer, saquery and smpquery
+# answer; at the end a fresh connected-mode connection through ib_cm, and
+# nothing in the kernel log but the allowlisted lines (the harness fails
+# the run on any splat).
+set -u
+. "$(dirname "$0")/lib.sh"
+t=${TESTNAME:-wirefuzz}
+n=${WIREFUZZ_N:-2000}
+seed=${WIREFUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+kind=${WIREFUZZ_KIND:-mix}
+ns=wfpeer
+peer=169.254.90.2
+# what the kernel may say while it is fuzzed (rate-limited, or our doing)
+allow='callbacks suppressed|ib0: enabling connected mode|ib1: enabling connected mode|mtu > [0-9]+ will cause multicast packet drops|ibstack-test: mark'
+plan 20
+echo "$t: $n packets, seed $seed, kind $kind (replay: WIREFUZZ_SEED=$seed WIREFUZZ_N=$n)"
+
+nsx() { ip netns exec "$ns" "$@"; }
+sm_master() { sminfo -C mlx4_0 -P 1 2>/dev/null | grep -q 'SMINFO_MASTER'; }
+pings() { ping -c 2 -W 2 -q "$peer" >/dev/null 2>&1; }
+lids_as_before() { [ "$(my_lid 1)" = "$l1" ] && [ "$(my_lid 2)" = "$l2" ] && both_active; }
+sa_answers() {
+	saquery -C mlx4_0 -P 1 NR 2>/dev/null | grep -Eq "lid[[:space:].]*$l2\b" &&
+		saquery -C mlx4_0 -P 2 NR 2>/dev/null | grep -Eq "lid[[:space:].]*$l1\b"
+}
+smp_answers() {
+	smpquery -C mlx4_0 -P 2 portinfo "$l1" 2>/dev/null | grep -Eq '^LinkState:[.]*Active' &&
+		smpquery -C mlx4_0 -P 1 nodeinfo "$l2" 2>/dev/null | grep -q '^NodeGuid'
+}
+set_mode() {
+	echo "$1" >"$ib0_sys/mode" &&
+		nsx sh -c "echo $1 >/sys/class/net/ib1/mode" &&
+		[ "$(cat "$ib0_sys/mode")" = "$1" ]
+}
+injected() { card_fault_log | grep -q "^wirefuzz port 1 done: $1 of $1 injected"; }
+
+# fuzz WHAT COUNT SEED: one half, and the checks after it (7 checks)
+fuzz() {
+	local what=$1 cnt=$2 s=$3 bound s0 bg line
+	bound=$((120 + cnt / 100))
+	ping -i 0.5 -q "$peer" >/dev/null 2>&1 &
+	bg=$!
+	s0=$SECONDS
+	expect "$t: $what: arm the fuzzer, $cnt packets, seed $s" card_wirefuzz "1:$cnt:$s:$kind"
+	if wait_for "$bound" injected "$cnt"; then
+		line=$(card_fault_log | grep "^wirefuzz port 1 done: $cnt of $cnt" | tail -n 1)
+		pass "$t: $what: the model injected all $cnt in $((SECONDS - s0)) s (${line#*injected })"
+	else
+		fail "$t: $what: the model injected all $cnt within $bound s" \
+			"$(card_fault_log | grep '^wirefuzz' | tail -n 2 | tr '\n' ' ')"
+	fi
+	kill "$bg" 2>/dev/null
+	wait "$bg" 2>/dev/null
+	expect "$t: $what: both ports ACTIVE, LIDs $l1 and $l2 as before" wait_for 60 lids_as_before
+	expect "$t: $what: opensm still master" wait_for 30 sm_master
+	expect "$t: $what: ib0 pings its peer ($peer)" wait_for 60 pings
+	expect "$t: $what: saquery answers on both ports" wait_for 30 sa_answers
+	expect "$t: $what: smpquery answers: port 1's PortInfo, port 2's NodeInfo" wait_for 30 smp_answers
+}
+
+expect "$t: both ports ACTIVE" wait_for 60 both_active
+l1=$(my_lid 1)
+l2=$(my_lid 2)
+echo "$t: LIDs $l1 (port 1, fuzzed) and $l2 (port 2, the peer)"
+ib0_take
+ip netns add "$ns" 2>/dev/null
+if ip link set ib1 netns "$ns" && nsx ip addr add "$peer/24" dev ib1 &&
+	nsx ip link set ib1 up && nsx ip link set lo up; then
+	pass "$t: ib1 (port 2) up in namespace $ns as $peer"
+else
+	fail "$t: ib1 (port 2) up in namespace $ns as $peer" "$(ip -o link show 2>&1 | tr '\n' ' ')"
+fi
+expect "$t: datagram mode on both, ib0 pings its peer before" \
+	eval 'set_mode datagram && wait_for 60 pings'
+k=$(klog_mark)
+fuzz datagram $((n / 2)) "$seed"
+expect "$t: connected mode on both, ib0 pings its peer" \
+	eval 'set_mode connected && wait_for 60 pings'
+fuzz connected $((n - n / 2)) $((seed + 1))
+# a fresh connection through ib_cm: datagram mode flushes the paths
+expect "$t: after: datagram, then connected again: ib0 pings its peer through a new connection" \
+	eval 'set_mode datagram && wait_for 60 pings && set_mode connected && wait_for 60 pings'
+other=$(klog_since "$k" | grep -Ev -- "$allow")
+if [ -z "$other" ]; then
+	pass "$t: the kernel logged only allowlisted lines ($(klog_since "$k" | grep -c '') in all)"
+else
+	fail "$t: the kernel logged only allowlisted lines" "$(head -n 5 <<<"$other" | tr '\n' '|')"
+	head -n 40 <<<"$other" | sed 's/^/    /'
+fi
+set_mode datagram >/dev/null 2>&1
+ip -n "$ns" link set ib1 netns 1 2>/dev/null
+ip netns del "$ns"
+ib0_give_back
+exit 0
