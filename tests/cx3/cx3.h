@@ -364,7 +364,7 @@ enum {
 	CX3_WF_IPOIB_PKT, CX3_WF_BAD_HDR, CX3_WF_NCLASS
 };
 #define CX3_WF_MAX		100000000ull	/* packets per arming */
-#define CX3_WF_BURST		4	/* packets per poll tick at most */
+#define CX3_WF_BURST		16	/* packets per poll tick at most */
 #define CX3_WF_WAIT		200	/* ticks a packet waits for a receive WQE */
 #define CX3_WF_PKT_MAX		(8 + 40 + 12 + 8 + 4096 + 8)
 
