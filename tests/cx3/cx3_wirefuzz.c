@@ -861,17 +861,11 @@ int cx3_wirefuzz_set(struct cx3_dev *dev, const char *spec)
 			w->port, (unsigned long long)w->left);
 		return -1;
 	}
-	memset(w->count, 0, sizeof(w->count));
-	w->port = (int)port;
-	w->kind = kind;
-	w->total = n;
-	w->left = n;
-	w->seed = seed;
-	w->rng = seed;
-	w->pending_len = 0;
-	w->waits = 0;
-	w->stuck = 0;
-	w->wait_ticks = 0;
+	/* a fresh run; only the count since power-on carries over */
+	*w = (struct cx3_wirefuzz){
+		.port = (int)port, .kind = kind, .total = n, .left = n,
+		.seed = seed, .rng = seed, .injected = w->injected,
+	};
 	cx3_log(dev, "fault: wirefuzz armed: port %d, %llu packet(s), seed %llu, kind %s",
 		w->port, (unsigned long long)n, (unsigned long long)seed,
 		kind_names[kind]);
