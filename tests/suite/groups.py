@@ -449,6 +449,12 @@ g = group("wirefuzz", "the wire fuzzer: the model injects random and mutated MAD
 # check, 1M per kernel on ours and the in-tree 6.1 in check-full.
 g.item("wirefuzz-ours-6.1", ours(), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "100000"},
        tier="check", timeout=900)
+# regression: seed 507069098's CM messages left a cm_id (a SIDR REQ to
+# IPoIB's service ID) and GID attribute references (CM address vectors
+# with a GRH) at unload: the boot's unload item sees the splat
+g.item("wirefuzz-cm-seed-ours-6.1", ours(), ST + "/wirefuzz.sh",
+       env={"WIREFUZZ_N": "8000", "WIREFUZZ_SEED": "507069098", "WIREFUZZ_KIND": "cm"},
+       tier="both", timeout=900)
 for k in ("6.1", "6.12"):
     g.item("wirefuzz-full-ours-" + k, ours(k), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "1000000"},
            tier="full", timeout=3600)

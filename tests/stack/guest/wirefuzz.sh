@@ -36,7 +36,7 @@ if [ "${STACK:-inbox}" = ours ]; then
 	allow+='|ib_core: ib_core_modify_qp: mlx4_0: QP 0x[0-9a-f]+ \(type [0-9]+\): [A-Z]+ -> [A-Z]+ with mask 0x[0-9a-f]+ not allowed$'
 else
 	allow+='|mlx4_core [0-9a-f:.]+: command 0x24 failed: fw status = 0x30$'
-	allow+='|ib0: failed to modify QP to RT[RS]: -[0-9]+$'
+	allow+='|ib0: failed to modify QP to RT[RS]: -[0-9]+$|path MTU \([0-9]+\) is invalid$'
 fi
 plan 22
 echo "$t: $n packets, seed $seed, kind $kind (replay: WIREFUZZ_SEED=$seed WIREFUZZ_N=$n)"
