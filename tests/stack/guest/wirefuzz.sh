@@ -66,18 +66,25 @@ set_mode() {
 		nsx sh -c "echo $1 >/sys/class/net/ib1/mode" &&
 		[ "$(cat "$ib0_sys/mode")" = "$1" ]
 }
-injected() { card_fault_log | grep -q "^wirefuzz port 1 done: $1 of $1 injected"; }
+# the model's lines saying a run on port 1 ended, and whether run N (as
+# counted by them) ended with COUNT packets of SEED: injected N COUNT SEED
+runs_done() { card_fault_log | grep -c '^wirefuzz port 1 done: '; }
+injected() {
+	card_fault_log | grep '^wirefuzz port 1 done: ' | sed -n "$1p" |
+		grep -q "^wirefuzz port 1 done: $2 of $2 injected (.*), seed $3, "
+}
 
 # fuzz WHAT COUNT SEED: one half, and the checks after it (7 checks)
 fuzz() {
-	local what=$1 cnt=$2 s=$3 bound s0 bg line
+	local what=$1 cnt=$2 s=$3 bound s0 bg line run
 	bound=$((120 + cnt / 100))
+	run=$(($(runs_done) + 1))
 	ping -i 0.5 -q "$peer" >/dev/null 2>&1 &
 	bg=$!
 	s0=$SECONDS
 	expect "$t: $what: arm the fuzzer, $cnt packets, seed $s" card_wirefuzz "1:$cnt:$s:$kind"
-	if wait_for "$bound" injected "$cnt"; then
-		line=$(card_fault_log | grep "^wirefuzz port 1 done: $cnt of $cnt" | tail -n 1)
+	if wait_for "$bound" injected "$run" "$cnt" "$s"; then
+		line=$(card_fault_log | grep '^wirefuzz port 1 done: ' | sed -n "${run}p")
 		pass "$t: $what: the model injected all $cnt in $((SECONDS - s0)) s (${line#*injected })"
 	else
 		fail "$t: $what: the model injected all $cnt within $bound s" \
