@@ -98,6 +98,13 @@ static void put_n(uint8_t *p, unsigned int width, uint32_t v)
 		cx3_put32(p, 0, v);
 }
 
+/* a GID of the subnet: its prefix, then guid */
+static void put_gid(const struct cx3_wf_env *e, uint8_t *p, uint64_t guid)
+{
+	cx3_put64(p, 0, e->gid_prefix);
+	cx3_put64(p, 8, guid);
+}
+
 /* ---------------------------------------------------------------------- */
 /* MADs (256 bytes; the common header, IBA 13.4.2) */
 
@@ -253,17 +260,14 @@ static void build_gmp(const struct cx3_wf_env *e, uint64_t *s, uint8_t *m)
 		cx3_put16(m, 44, (uint16_t)(pct(s, 70) ? below(s, 16) : rnd(s)));
 		cx3_put64(m, 48, rnd(s));
 		if (attr == 0x0035) {		/* a PathRecord from us */
-			cx3_put64(m, 64, e->gid_prefix);
-			cx3_put64(m, 72, e->guid);
-			cx3_put64(m, 80, e->gid_prefix);
-			cx3_put64(m, 88, e->peer_guid);
+			put_gid(e, m + 64, e->guid);
+			put_gid(e, m + 80, e->peer_guid);
 			cx3_put16(m, 96, e->lid);
 			cx3_put16(m, 98, e->slid);
 			cx3_put16(m, 108, e->pkey);
 		} else if (attr == 0x0038) {	/* the broadcast group */
 			memcpy(m + 56, e->mgid, 16);
-			cx3_put64(m, 72, e->gid_prefix);
-			cx3_put64(m, 80, e->guid);
+			put_gid(e, m + 72, e->guid);
 			cx3_put32(m, 88, e->qkey);
 			cx3_put16(m, 92, 0xc000 | below(s, 4));
 			cx3_put16(m, 96, e->pkey);
@@ -318,10 +322,8 @@ static void cm_path(const struct cx3_wf_env *e, uint64_t *s, uint8_t *p)
 {
 	cx3_put16(p, 0, e->slid);
 	cx3_put16(p, 2, pct(s, 85) ? e->lid : (uint16_t)rnd(s));
-	cx3_put64(p, 4, e->gid_prefix);
-	cx3_put64(p, 12, e->peer_guid);
-	cx3_put64(p, 20, e->gid_prefix);
-	cx3_put64(p, 28, pct(s, 85) ? e->guid : rnd(s));
+	put_gid(e, p + 4, e->peer_guid);
+	put_gid(e, p + 20, pct(s, 85) ? e->guid : rnd(s));
 	cx3_put32(p, 36, (uint32_t)(pct(s, 80) ? 3 : below(s, 64)));	/* rate */
 	p[41] = (uint8_t)(pct(s, 80) ? 0 : rnd(s));	/* hop limit */
 	p[42] = (uint8_t)(pct(s, 80) ? 0x08 : rnd(s));	/* SL 0, subnet local */
@@ -433,8 +435,7 @@ static uint16_t ip_csum(const uint8_t *p, size_t n)
 static void hwaddr(const struct cx3_wf_env *e, uint64_t *s, uint8_t *a)
 {
 	cx3_put32(a, 0, pct(s, 80) ? (uint32_t)rnd(s) & 0x80ffffffu : (uint32_t)rnd(s));
-	cx3_put64(a, 4, e->gid_prefix);
-	cx3_put64(a, 12, pct(s, 70) ? e->peer_guid : rnd(s));
+	put_gid(e, a + 4, pct(s, 70) ? e->peer_guid : rnd(s));
 }
 
 static size_t build_ipoib(const struct cx3_wf_env *e, uint64_t *s, uint8_t *d,
@@ -605,8 +606,7 @@ static size_t assemble(const struct cx3_wf_env *e, uint64_t *s,
 		cx3_put16(pkt, off + 4, (uint16_t)(len - off - IB_GRH_BYTES));
 		pkt[off + 6] = 0x1b;
 		pkt[off + 7] = (uint8_t)(pct(s, 80) ? 255 : rnd(s));
-		cx3_put64(pkt, off + 8, e->gid_prefix);
-		cx3_put64(pkt, off + 16, pct(s, 70) ? e->peer_guid : rnd(s));
+		put_gid(e, pkt + off + 8, pct(s, 70) ? e->peer_guid : rnd(s));
 		memcpy(pkt + off + 24, h->dgid, 16);
 		off += IB_GRH_BYTES;
 	}
@@ -718,8 +718,7 @@ size_t cx3_wirefuzz_build(const struct cx3_wf_env *e, uint64_t *s, int kind,
 		mutate_mad(s, payload, &plen, *cls <= CX3_WF_DR);
 	if (h.vl != 15 && !h.grh && pct(s, 15)) {	/* a GRH to us */
 		h.grh = true;
-		cx3_put64(h.dgid, 0, e->gid_prefix);
-		cx3_put64(h.dgid, 8, e->guid);
+		put_gid(e, h.dgid, e->guid);
 	}
 	if (h.vl != 15)
 		h.sl = (uint8_t)(pct(s, 90) ? 0 : below(s, 16));
