@@ -215,6 +215,8 @@ u8 *cm_data(struct ib_mad_send_buf *msg);
 void cm_send_handler(struct ib_mad_agent *agent, struct ib_mad_send_wc *wc);
 int cm_convert_to_ms(u8 iba_time);
 u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time);
+/* [sleep] Drop an AV: its source GID attribute and its device reference. */
+void cm_av_put(struct cm_av *av);
 int cm_init_av_by_path(struct sa_path_rec *path, struct cm_av *av,
 		       struct ib_device *device);
 int cm_init_av_for_response(struct cm_port *port, struct ib_wc *wc,

@@ -174,12 +174,8 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	spin_unlock_irqrestore(&cm_id_priv->lock, flags);
 	tw = NULL;
 	/* a cm_id used before: its last connection's AVs go */
-	if (av.port)
-		cm_device_put(av.port->cm_dev);
-	if (alt_av.port)
-		cm_device_put(alt_av.port->cm_dev);
-	memset(&av, 0, sizeof(av));
-	memset(&alt_av, 0, sizeof(alt_av));
+	cm_av_put(&av);
+	cm_av_put(&alt_av);
 
 	msg = cm_alloc_msg(cm_id_priv);
 	if (IS_ERR(msg)) {
@@ -262,10 +258,8 @@ err_msg:
 err_tw:
 	kfree(tw);
 err_av:
-	if (av.port)
-		cm_device_put(av.port->cm_dev);
-	if (alt_av.port)
-		cm_device_put(alt_av.port->cm_dev);
+	cm_av_put(&av);
+	cm_av_put(&alt_av);
 	return ret;
 }
 EXPORT_SYMBOL(ib_send_cm_req);

@@ -584,10 +584,8 @@ retest:
 			   refcount_read(&cm_id_priv->refcount));
 	}
 	kfree(cm_id_priv->reply_data);
-	if (cm_id_priv->av.port)
-		cm_device_put(cm_id_priv->av.port->cm_dev);
-	if (cm_id_priv->alt_av.port)
-		cm_device_put(cm_id_priv->alt_av.port->cm_dev);
+	cm_av_put(&cm_id_priv->av);
+	cm_av_put(&cm_id_priv->alt_av);
 	kfree(cm_id_priv);
 }
 

@@ -83,7 +83,7 @@ void cm_lap_handler(struct cm_work *work)
 	if (cm_id_priv->id.state != IB_CM_ESTABLISHED ||
 	    cm_id_priv->id.lap_state != lap_state) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
-		cm_device_put(alt_av.port->cm_dev);
+		cm_av_put(&alt_av);
 		goto put;
 	}
 	cm_id_priv->id.lap_state = IB_CM_LAP_RCVD;
@@ -91,8 +91,7 @@ void cm_lap_handler(struct cm_work *work)
 	alt_av.timeout = cm_get(d, CM_LAP_LOCAL_ACK_TIMEOUT);
 	swap(cm_id_priv->alt_av, alt_av);
 	spin_unlock_irqrestore(&cm_id_priv->lock, flags);
-	if (alt_av.port)
-		cm_device_put(alt_av.port->cm_dev);
+	cm_av_put(&alt_av);
 
 	event.param.lap_rcvd.alternate_path = &work->path[0];
 	event.private_data = (u8 *)d + CM_LAP_PRIVATE_DATA_BYTE;

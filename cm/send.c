@@ -179,9 +179,23 @@ void cm_send_handler(struct ib_mad_agent *agent, struct ib_mad_send_wc *wc)
 
 /* --- address vectors -------------------------------------------------------- */
 
+/*
+ * An AV's address holds a reference on its source GID attribute when it has
+ * a GRH (a path off the subnet, or a message that came with one): dropped
+ * with the AV, or when a new address replaces it.
+ */
+void cm_av_put(struct cm_av *av)
+{
+	rdma_destroy_ah_attr(&av->ah_attr);
+	if (av->port)
+		cm_device_put(av->port->cm_dev);
+	memset(av, 0, sizeof(*av));
+}
+
 /* [sleep] The AV of a path from one of the device's CM ports. */
 int cm_init_av_by_path(struct sa_path_rec *path, struct cm_av *av, struct ib_device *device)
 {
+	struct rdma_ah_attr ah_attr = {};
 	struct cm_port *port = NULL;
 	u16 gid_index;
 	u32 p;
@@ -196,9 +210,10 @@ int cm_init_av_by_path(struct sa_path_rec *path, struct cm_av *av, struct ib_dev
 	ret = ib_find_cached_pkey(device, p, be16_to_cpu(path->pkey), &av->pkey_index);
 	if (ret)
 		goto err;
-	ret = ib_init_ah_attr_from_path(device, p, path, &av->ah_attr, NULL);
+	ret = ib_init_ah_attr_from_path(device, p, path, &ah_attr, NULL);
 	if (ret)
 		goto err;
+	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->timeout = path->packet_life_time + 1;
 	if (av->port)
 		cm_device_put(av->port->cm_dev);
@@ -213,12 +228,14 @@ err:
 int cm_init_av_for_response(struct cm_port *port, struct ib_wc *wc,
 			    struct ib_grh *grh, struct cm_av *av)
 {
+	struct rdma_ah_attr ah_attr = {};
 	int ret;
 
 	ret = ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num, wc, grh,
-				      &av->ah_attr);
+				      &ah_attr);
 	if (ret)
 		return ret;
+	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->pkey_index = wc->pkey_index;
 	if (av->port != port) {
 		if (av->port)

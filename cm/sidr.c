@@ -28,13 +28,12 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id, struct ib_cm_sidr_req_param *par
 	spin_lock_irqsave(&cm_id_priv->lock, flags);
 	if (cm_id->state != IB_CM_IDLE) {
 		spin_unlock_irqrestore(&cm_id_priv->lock, flags);
-		cm_device_put(av.port->cm_dev);
+		cm_av_put(&av);
 		return -EINVAL;
 	}
 	swap(cm_id_priv->av, av);
 	spin_unlock_irqrestore(&cm_id_priv->lock, flags);
-	if (av.port)
-		cm_device_put(av.port->cm_dev);
+	cm_av_put(&av);
 
 	msg = cm_alloc_msg(cm_id_priv);
 	if (IS_ERR(msg))

@@ -375,6 +375,14 @@ static int ipoib_cm_rx_handler(struct ib_cm_id *id,
 		/* the listener's context: the interface */
 		priv = id->context;
 		return ipoib_cm_req(priv, id, event);
+	case IB_CM_SIDR_REQ_RECEIVED:
+		/*
+		 * A SIDR REQ for our service ID: IPoIB has no UD service to
+		 * resolve.  Non-zero: ib_cm answers it (a SIDR REP, reject)
+		 * and destroys the cm_id, which nobody would own otherwise
+		 * (6.1 returns 0 here and leaks one per such REQ).
+		 */
+		return -EINVAL;
 	case IB_CM_DREQ_RECEIVED:
 		ib_send_cm_drep(id, NULL, 0);
 		fallthrough;

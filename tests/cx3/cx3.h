@@ -354,6 +354,45 @@ struct cx3_fault {
 	uint64_t fired;			/* faults fired since power-on */
 };
 
+/*
+ * The wire fuzzer (cx3_wirefuzz.c), armed through the glue's wirefuzz
+ * property: packets injected at a port's receive side as if from the cable.
+ */
+enum { CX3_WF_MAD, CX3_WF_CM, CX3_WF_IPOIB, CX3_WF_MIX };
+/* what an injected packet was, for the counts */
+enum {
+	CX3_WF_SMP, CX3_WF_DR, CX3_WF_GMP, CX3_WF_RMPP, CX3_WF_CM_MSG,
+	CX3_WF_IPOIB_PKT, CX3_WF_BAD_HDR, CX3_WF_NCLASS
+};
+#define CX3_WF_MAX		100000000ull	/* packets per arming */
+#define CX3_WF_BURST		16	/* packets per poll tick at most */
+#define CX3_WF_WAIT		200	/* ticks a packet waits for a receive WQE */
+#define CX3_WF_PKT_MAX		(8 + 40 + 12 + 8 + 4096 + 8)
+
+/* What the templates are built from: the port, its peer, IPoIB's QP */
+struct cx3_wf_env {
+	uint16_t lid, slid, sm_lid, pkey;
+	uint64_t gid_prefix, guid, peer_guid;
+	uint32_t mtu;			/* the largest UD payload */
+	uint8_t mgid[16];		/* IPoIB's broadcast group */
+	uint32_t ipoib_qpn, qkey;	/* its UD QP (0: none yet), Q_Key */
+};
+
+struct cx3_wirefuzz {
+	int port;
+	int kind;			/* CX3_WF_MAD .. CX3_WF_MIX */
+	uint64_t total, left;		/* armed for, still to inject */
+	uint64_t seed, rng;
+	uint64_t injected;		/* since power-on */
+	uint64_t count[CX3_WF_NCLASS];	/* of this arming, by class */
+	uint64_t waits, stuck;		/* ticks waited; sent after CX3_WF_WAIT */
+	uint32_t wait_ticks;
+	uint8_t pending[CX3_WF_PKT_MAX];	/* the next packet, built */
+	size_t pending_len;
+	uint32_t pending_qpn;
+	int pending_cls;
+};
+
 struct cx3_dev {
 	struct cx3_host host;
 	uint64_t node_guid;
@@ -402,6 +441,7 @@ struct cx3_dev {
 	struct cx3_port port[CX3_NUM_PORTS];
 	unsigned long cmd_unknown;	/* commands refused as unknown */
 	struct cx3_fault fault;		/* cx3_fault.c */
+	struct cx3_wirefuzz wirefuzz;	/* cx3_wirefuzz.c */
 	bool trace;			/* log every packet (property trace=on) */
 };
 
@@ -476,6 +516,22 @@ bool cx3_fault_eq_overrun(struct cx3_dev *dev, uint32_t eqn, uint8_t type);
 void cx3_fault_reset(struct cx3_dev *dev);	/* the card's reset */
 void cx3_fault_poll(struct cx3_dev *dev);	/* port flaps' timers */
 bool cx3_fault_busy(struct cx3_dev *dev);	/* a flap under way */
+
+/*
+ * cx3_wirefuzz.c: the wire fuzzer.  cx3_wirefuzz_set arms it from its spec
+ * PORT:N[:SEED[:KIND]] ("off" stops it; 0 or -1 for a bad spec), _get
+ * writes what is armed; _poll injects the next packets (the platform's
+ * poll); _env and _build make one packet from the seed's stream (*s), for
+ * the poll and the unit tests: its length, the QPN it goes to and its
+ * class (CX3_WF_SMP ..).
+ */
+int cx3_wirefuzz_set(struct cx3_dev *dev, const char *spec);
+void cx3_wirefuzz_get(struct cx3_dev *dev, char *buf, size_t len);
+void cx3_wirefuzz_poll(struct cx3_dev *dev);
+bool cx3_wirefuzz_busy(struct cx3_dev *dev);
+void cx3_wirefuzz_env(struct cx3_dev *dev, int port, struct cx3_wf_env *e);
+size_t cx3_wirefuzz_build(const struct cx3_wf_env *e, uint64_t *s, int kind,
+			  bool mutated, uint8_t *pkt, uint32_t *dqpn, int *cls);
 
 /* cx3_icm.c: ICM, auxiliary and firmware-area page maps; MTT translation */
 struct cx3_icm_map *cx3_icm_new(void);

@@ -50,7 +50,7 @@ static uint32_t crc_update(uint32_t crc, const uint8_t *b, size_t n)
 }
 
 /* The ICRC of a packet of len bytes (ICRC included, not covered). */
-static uint32_t icrc(const uint8_t *pkt, size_t len)
+uint32_t cx3_icrc(const uint8_t *pkt, size_t len)
 {
 	uint8_t masked[IB_GRH_BYTES + IB_BTH_BYTES];
 	bool grh = (pkt[1] & 3) == IB_LNH_GLOBAL;
@@ -175,7 +175,7 @@ void cx3_link_xmit(struct cx3_dev *dev, int port, uint8_t *pkt, size_t len)
 	uint16_t dlid = cx3_get16(pkt, 2);
 	bool vl15 = (pkt[0] >> 4) == 15;
 
-	cx3_put32(pkt, len - IB_ICRC_BYTES, icrc(pkt, len));
+	cx3_put32(pkt, len - IB_ICRC_BYTES, cx3_icrc(pkt, len));
 	if (dev->trace)
 		trace(dev, "xmit", port, pkt, len);
 	if (p->phys_state != CX3_PHYS_LINKUP ||
@@ -238,7 +238,7 @@ static void ingress(struct cx3_dev *dev, struct cx3_rx *r)
 	if (p->phys_state != CX3_PHYS_LINKUP && !r->local)
 		return;
 	if (cx3_pkt_parse(&pkt, r->data, r->len) ||
-	    cx3_get32(r->data, r->len - IB_ICRC_BYTES) != icrc(r->data, r->len)) {
+	    cx3_get32(r->data, r->len - IB_ICRC_BYTES) != cx3_icrc(r->data, r->len)) {
 		p->cnt.rcv_errors++;
 		return;
 	}

@@ -91,6 +91,8 @@ struct cx3_pkt {
 };
 
 int cx3_pkt_parse(struct cx3_pkt *p, const uint8_t *raw, size_t len);
+/* the ICRC of a packet of len bytes (its last 4, not covered) */
+uint32_t cx3_icrc(const uint8_t *pkt, size_t len);
 
 /*
  * PSNs are 24-bit and wrap: the distance from a to b, going forward.  A

@@ -307,6 +307,7 @@ void cx3_poll(struct cx3_dev *dev)
 	for (qp = dev->err_qps; qp; qp = qp->err_next)
 		cx3_qp_flush(dev, qp);
 	cx3_cable_poll(dev);
+	cx3_wirefuzz_poll(dev);
 	cx3_rc_timers(dev);
 	cx3_pump(dev);
 }
@@ -314,7 +315,7 @@ void cx3_poll(struct cx3_dev *dev)
 bool cx3_needs_poll(struct cx3_dev *dev)
 {
 	return dev->err_qps || dev->timer_qps || cx3_cable_busy(dev) ||
-	       cx3_fault_busy(dev);
+	       cx3_fault_busy(dev) || cx3_wirefuzz_busy(dev);
 }
 
 /* RC requesters with an ACK or RNR timer running (cx3_rc.c) */

@@ -38,6 +38,10 @@
  *   flap1/flap2 N[:MS]	the port's cable goes down and up N times, MS ms
  *			(default 200) each way
  *   faults		(read-only) how many faults fired since power-on
+ * The wire fuzzer (cx3_wirefuzz.c), the same way:
+ *   wirefuzz PORT:N[:SEED[:KIND]]  N random and mutated packets (KIND mad,
+ *			cm, ipoib or mix) at port PORT's receive side
+ *   wirefuzz-injected	(read-only) packets it injected since power-on
  * Numbers are decimal or 0x-prefixed hex.  Each fault logs "cx3: fault: ...".
  */
 #include "qemu/osdep.h"
@@ -733,6 +737,42 @@ static void cx3_set_fault(Object *obj, Visitor *v, const char *name,
 	cx3_poll_arm(s);
 }
 
+/* The wire fuzzer: qom-set <device> wirefuzz PORT:N[:SEED[:KIND]] */
+static void cx3_get_wirefuzz(Object *obj, Visitor *v, const char *name,
+			     void *opaque, Error **errp)
+{
+	char buf[96], *val = buf;
+
+	cx3_wirefuzz_get(&CX3(obj)->dev, buf, sizeof(buf));
+	visit_type_str(v, name, &val, errp);
+}
+
+static void cx3_set_wirefuzz(Object *obj, Visitor *v, const char *name,
+			     void *opaque, Error **errp)
+{
+	CX3State *s = CX3(obj);
+	char *val;
+
+	if (!visit_type_str(v, name, &val, errp))
+		return;
+	if (!s->realized_once)
+		error_setg(errp, "cx3: %s is set at run time only (qom-set)", name);
+	else if (cx3_wirefuzz_set(&s->dev, val))
+		error_setg(errp, "cx3: bad wirefuzz spec '%s' (see tests/cx3/cx3_wirefuzz.c)",
+			   val);
+	g_free(val);
+	cx3_poll_arm(s);
+}
+
+static void cx3_get_wirefuzz_injected(Object *obj, Visitor *v,
+				      const char *name, void *opaque,
+				      Error **errp)
+{
+	uint64_t val = CX3(obj)->dev.wirefuzz.injected;
+
+	visit_type_uint64(v, name, &val, errp);
+}
+
 static void cx3_get_faults(Object *obj, Visitor *v, const char *name,
 			   void *opaque, Error **errp)
 {
@@ -788,6 +828,10 @@ static void cx3_instance_init(Object *obj)
 				    cx3_set_fault, NULL, (void *)faults[i]);
 	object_property_add(obj, "faults", "uint64", cx3_get_faults, NULL,
 			    NULL, NULL);
+	object_property_add(obj, "wirefuzz", "str", cx3_get_wirefuzz,
+			    cx3_set_wirefuzz, NULL, NULL);
+	object_property_add(obj, "wirefuzz-injected", "uint64",
+			    cx3_get_wirefuzz_injected, NULL, NULL, NULL);
 }
 
 static void cx3_qdev_reset(DeviceState *d)

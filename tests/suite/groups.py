@@ -440,6 +440,25 @@ for s in ("fault-eq", "fault-flap", "fault-burst", "fault-cmd", "fault-teardown"
     g.item(s + "-inbox-6.1", inbox(), ST + "/" + s + ".sh", env={"EVENTS": "asyncwatch"},
            tier="full", timeout=900)
 
+g = group("wirefuzz", "the wire fuzzer: the model injects random and mutated MADs, CM messages "
+          "and IPoIB datagrams at port 1; the stack survives and keeps working")
+# (tests/cx3/cx3_wirefuzz.c; tests/stack/guest/wirefuzz.sh prints its seed:
+# replay with WIREFUZZ_SEED and WIREFUZZ_N).  100k packets on ours in make
+# check, 1M per kernel on ours and the in-tree 6.1 in check-full.
+g.item("wirefuzz-ours-6.1", ours(), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "100000"},
+       tier="check", timeout=900)
+# regression: seed 507069098's CM messages left a cm_id (a SIDR REQ to
+# IPoIB's service ID) and GID attribute references (CM address vectors
+# with a GRH) at unload: the boot's unload item sees the splat
+g.item("wirefuzz-cm-seed-ours-6.1", ours(), ST + "/wirefuzz.sh",
+       env={"WIREFUZZ_N": "8000", "WIREFUZZ_SEED": "507069098", "WIREFUZZ_KIND": "cm"},
+       tier="both", timeout=900)
+for k in ("6.1", "6.12"):
+    g.item("wirefuzz-full-ours-" + k, ours(k), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "1000000"},
+           tier="full", timeout=3600)
+g.item("wirefuzz-inbox-6.1", inbox(), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "1000000"},
+       tier="full", timeout=3600)
+
 g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
 g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)
 g.item("kverbs-2node-6.1", ours(nodes=2), "tests/kverbs/guest/kverbs-2node.sh", needs=("kverbs",))

@@ -36,5 +36,11 @@ bool log_has(const char *needle);
 void fake_init_hca_layout(uint64_t mbox);
 #define FAKE_EQ_BUF	(MEM_BASE + 0x400000)
 int fake_bring_up(struct cx3_dev *dev);
+/*
+ * A test's start: guest memory, a card with port 1 cabled to port 2, the
+ * driver's ownership and fake_bring_up, the last two as checks.  False if
+ * there is no memory.
+ */
+bool fake_start(struct cx3_dev *dev);
 
 #endif /* CX3_FAKE_H */

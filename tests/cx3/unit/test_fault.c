@@ -314,14 +314,8 @@ static void test_flap(void)
 
 int main(void)
 {
-	enum cx3_cable cable[CX3_NUM_PORTS] = { CX3_CABLE_LOOP, CX3_CABLE_LOOP };
-
-	mem = calloc(1, MEM_SIZE);
-	if (!mem)
+	if (!fake_start(&dev))
 		return 2;
-	cx3_init(&dev, &fake_host, 0x0002c90300000100ull, cable);
-	check(rd(&dev, CX3_OWNERSHIP) == 0, "driver takes ownership");
-	check(fake_bring_up(&dev) == 0, "bring-up: firmware, ICM, INIT_HCA, EQ 0, ports");
 	k = 0;
 
 	test_specs();

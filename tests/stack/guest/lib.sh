@@ -17,6 +17,11 @@ catas() { harness_ask catas "${1:-1}"; }
 # eq-overrun TYPE[:N], flap1/flap2 N[:MS], or "off" (the harness takes
 # only those forms: tests/vm/run's qom_request)
 card_fault() { harness_ask qom "$1 $2"; }
+# card_wirefuzz PORT:N[:SEED[:KIND]] | off: have the harness arm the
+# card's wire fuzzer (tests/cx3/cx3_wirefuzz.c): N random and mutated
+# packets (KIND mad, cm, ipoib or mix) at port PORT's receive side; its
+# lines in card_fault_log start "wirefuzz "
+card_wirefuzz() { harness_ask qom "wirefuzz $1"; }
 # card_fault_log: the model's "fault: ..." lines so far, without the
 # "cx3: fault: " prefix (the harness copies them from QEMU's log)
 card_fault_log() {
