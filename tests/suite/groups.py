@@ -790,8 +790,8 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 # stack: 6.1's boots make them, and the debug kernel is about our code.
 # DEBUG_IN_CHECK: those that make check and check-full run there too, as
 # the representative of the rest (the README says why these).
-DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "faults", "kverbs",
-                "kmad", "cm", "umad", "sa", "mixed", "ipoib-upstream", "ipoib", "uverbs", "netlink")
+DEBUG_GROUPS = ("sysfs", "diags", "failover", "modprobe", "events", "catas", "faults", "wirefuzz",
+                "kverbs", "kmad", "cm", "umad", "sa", "mixed", "ipoib-upstream", "ipoib", "uverbs", "netlink")
 DEBUG_IN_CHECK = ("kverbs-ours-6.1",)
 
 
