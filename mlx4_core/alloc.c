@@ -48,7 +48,8 @@ int mlx4_bitmap_alloc(struct mlx4_bitmap *bm, u32 cnt, u32 align, u32 *obj)
 	from = bm->lowest ? ALIGN(bm->reserved, align) : bm->next;
 	start = bitmap_find_next_zero_area(bm->bits, bm->num, from, cnt,
 					   align - 1);
-	if (start >= bm->num)
+	/* a round-robin search wraps; a lowest-first one started there */
+	if (start >= bm->num && !bm->lowest)
 		start = bitmap_find_next_zero_area(bm->bits, bm->num,
 						   ALIGN(bm->reserved, align),
 						   cnt, align - 1);
@@ -57,7 +58,8 @@ int mlx4_bitmap_alloc(struct mlx4_bitmap *bm, u32 cnt, u32 align, u32 *obj)
 		return -ENOMEM;
 	}
 	bitmap_set(bm->bits, start, cnt);
-	bm->next = start + cnt < bm->num ? start + cnt : bm->reserved;
+	if (!bm->lowest)
+		bm->next = start + cnt < bm->num ? start + cnt : bm->reserved;
 	spin_unlock(&bm->lock);
 	*obj = start;
 	return 0;
