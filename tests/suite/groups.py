@@ -624,6 +624,31 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     g.item("perftest-mixed-" + tag, boot, TB + "/perftest.sh", env={"MATRIX": "bw"},
            tier=tier, timeout=1200)
 
+
+
+def racer_build(ctx):
+    os.makedirs(os.path.dirname(ctx.racer), exist_ok=True)
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread", "-o", ctx.racer,
+            os.path.join(TOP, "tests/stack/racer.c"), "-libverbs"])
+    if r.returncode == 0:
+        yield "PASS races: the racer builds without a warning"
+    else:
+        yield "FAIL races: the racer builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
+g = group("races", "concurrency stress (tests/stack/guest/race.sh, tests/stack/racer.c): a close, exit "
+          "or kill against a blocked read (umad, async event, completion channel); two threads "
+          "destroying one object; device removal under threads calling uverbs and umad, under a "
+          "ping flood over ib0 in connected mode; modprobe -r under open files")
+g.step("racer-build", racer_build)
+# make check: a few iterations of each case on 6.1 (last: it removes the
+# device, stops and restarts opensm); the debug kernel's run: about a
+# minute of each case (its first removal an unbind: one CLOSE_HCA)
+g.item("race-short-ours-6.1", ours(), ST + "/race.sh", env={"RACE_N": 3, "RACE_SECS": 10},
+       needs=("racer",), last=True, unloads=1, tier="check", timeout=900)
+g.item("race-ours-6.1-debug", ours("6.1-debug"), ST + "/race.sh", env={"RACE_SECS": 60},
+       needs=("racer",), last=True, unloads=1, tier="debug", timeout=2400)
+
 NL = "tests/netlink/guest"
 
 

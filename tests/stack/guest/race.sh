@@ -228,7 +228,10 @@ case_unload() {
 				gone=$((gone + 1))
 				modprobe "$m" || { other="modprobe $m failed"; break; }
 				wait_for 30 mod_back "$m" || { other="$m's files not back"; break; }
-			elif [[ "$o" == *"is in use"* ]]; then
+			elif [[ "$o" == *"is in use"* ]] ||
+				[[ "$o" == *"could not remove"*"Resource temporarily unavailable"* ]]; then
+				# (kmod reads the module's refcnt first, "in use";
+				# an open after that read makes delete_module EAGAIN)
 				inuse=$((inuse + 1))
 			else
 				other="modprobe -r $m: status $rc: $o"
