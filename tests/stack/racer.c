@@ -664,18 +664,52 @@ static void *hammer_umad(void *arg)
 	return NULL;
 }
 
-/* the threads' join within the bound, else a hang (exit 3) */
+/* every thread of this process: its state, syscall and kernel stack */
+static void dump_tasks(void)
+{
+	char f[300], line[256];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	FILE *fp;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		printf("racer: task %s:", d->d_name);
+		snprintf(f, sizeof(f), "/proc/self/task/%s/syscall", d->d_name);
+		fp = fopen(f, "r");
+		if (fp && fgets(line, sizeof(line), fp))
+			printf(" syscall %s", line);
+		else
+			printf("\n");
+		if (fp)
+			fclose(fp);
+		snprintf(f, sizeof(f), "/proc/self/task/%s/stack", d->d_name);
+		fp = fopen(f, "r");
+		while (fp && fgets(line, sizeof(line), fp))
+			printf("    %s", line);
+		if (fp)
+			fclose(fp);
+	}
+	if (dir)
+		closedir(dir);
+	fflush(stdout);
+}
+
+/* once the run is over, the threads' join within 60 s, else a hang (exit 3) */
 static void join_all(pthread_t *th, int n)
 {
 	struct timespec ts;
 	int i;
 
+	while (go_on(0))
+		sleep_ms(50);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += 60;
 	for (i = 0; i < n; i++)
 		if (pthread_timedjoin_np(th[i], NULL, &ts)) {
 			printf("FAIL racer: thread %d still running 60 s after the end\n", i);
-			fflush(stdout);
+			dump_tasks();
 			_exit(3);
 		}
 }
