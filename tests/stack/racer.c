@@ -29,6 +29,7 @@
  * EIO once a closed queue is empty), rdma_core.c (lookup_get_idr_uobject:
  * ENOENT; uverbs_try_lock_object: EBUSY).
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +510,17 @@ static struct tally ht[NH] = {
 
 static atomic_long h_rounds, h_full;
 
+/* a QP of this type on cq, 4 work requests of one entry each way */
+static struct ibv_qp *new_qp(struct ibv_pd *pd, struct ibv_cq *cq, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &qa);
+}
+
 /* rc: a verb's return (0 ok, else errno) into its tally; true if ok */
 static bool vt(int op, int rc)
 {
@@ -529,7 +542,6 @@ static void *hammer_verbs(void *arg)
 
 	(void)arg;
 	for (iter = 0; go_on(0); iter++) {
-		struct ibv_qp_init_attr qa;
 		struct ibv_qp_attr ma;
 		struct ibv_port_attr pa;
 		struct ibv_pd *pd = NULL;
@@ -552,22 +564,14 @@ static void *hammer_verbs(void *arg)
 		cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 		gone |= !vp(H_CQ, cq);
 		if (pd && cq) {
-			memset(&qa, 0, sizeof(qa));
-			qa.send_cq = cq;
-			qa.recv_cq = cq;
-			qa.qp_type = (iter & 1) ? IBV_QPT_UD : IBV_QPT_RC;
-			qa.cap.max_send_wr = 4;
-			qa.cap.max_recv_wr = 4;
-			qa.cap.max_send_sge = 1;
-			qa.cap.max_recv_sge = 1;
-			qp = ibv_create_qp(pd, &qa);
+			qp = new_qp(pd, cq, (iter & 1) ? IBV_QPT_UD : IBV_QPT_RC);
 			gone |= !vp(H_QP, qp);
 		}
 		if (qp) {
 			memset(&ma, 0, sizeof(ma));
 			ma.qp_state = IBV_QPS_INIT;
 			ma.port_num = 1;
-			if (qa.qp_type == IBV_QPT_UD) {
+			if (qp->qp_type == IBV_QPT_UD) {
 				ma.qkey = 0x11111111;
 				gone |= !vt(H_MODQP, ibv_modify_qp(qp, &ma, IBV_QP_STATE |
 						IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY));
@@ -885,28 +889,15 @@ static size_t dd_build(struct dcmd *c, int k, __u32 h, void *resp)
 	c->hdr.command = t[k].cmd;
 	c->hdr.in_words = (sizeof(c->hdr) + t[k].len) / 4;
 	c->hdr.out_words = t[k].out / 4;
-	switch (k) {
-	case D_QP:
-		c->qp.response = r;
-		c->qp.qp_handle = h;
-		break;
-	case D_SRQ:
-		c->srq.response = r;
-		c->srq.srq_handle = h;
-		break;
-	case D_CQ:
-		c->cq.response = r;
-		c->cq.cq_handle = h;
-		break;
-	case D_MR:
-		c->mr.mr_handle = h;
-		break;
-	case D_MW:
-		c->mw.mw_handle = h;
-		break;
-	case D_PD:
-		c->pd.pd_handle = h;
-		break;
+	/* every destroy request: the response (if any) first, then the handle */
+	static_assert(offsetof(struct ib_uverbs_destroy_qp, qp_handle) == 8 &&
+		      offsetof(struct ib_uverbs_destroy_srq, srq_handle) == 8 &&
+		      offsetof(struct ib_uverbs_destroy_cq, cq_handle) == 8, "layout");
+	if (t[k].out) {
+		memcpy(&c->qp, &r, sizeof(r));
+		memcpy((char *)&c->qp + sizeof(r), &h, sizeof(h));
+	} else {
+		memcpy(&c->qp, &h, sizeof(h));
 	}
 	return sizeof(c->hdr) + t[k].len;
 }
@@ -919,7 +910,6 @@ static size_t dd_build(struct dcmd *c, int k, __u32 h, void *resp)
 static bool dd_round(struct ibv_context *ctx, int ufd, char *buf)
 {
 	struct ibv_srq_init_attr sa;
-	struct ibv_qp_init_attr qa;
 	__u32 h[ND];
 	struct dcmd c;
 	__u64 resp[2];
@@ -935,17 +925,8 @@ static bool dd_round(struct ibv_context *ctx, int ufd, char *buf)
 	sa.attr.max_wr = 4;
 	sa.attr.max_sge = 1;
 	srq = pd ? ibv_create_srq(pd, &sa) : NULL;
-	if (pd && cq) {
-		memset(&qa, 0, sizeof(qa));
-		qa.send_cq = cq;
-		qa.recv_cq = cq;
-		qa.qp_type = IBV_QPT_RC;
-		qa.cap.max_send_wr = 1;
-		qa.cap.max_recv_wr = 1;
-		qa.cap.max_send_sge = 1;
-		qa.cap.max_recv_sge = 1;
-		qp = ibv_create_qp(pd, &qa);
-	}
+	if (pd && cq)
+		qp = new_qp(pd, cq, IBV_QPT_RC);
 	id = umad_register(ufd);
 	if (!pd || !cq || !mr || !mw || !srq || !qp || id < 0) {
 		failf("double: create: pd %p cq %p mr %p mw %p srq %p qp %p agent %d: %s",

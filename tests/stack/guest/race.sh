@@ -29,13 +29,16 @@
 # under an SM (tests/vm/run --sm): the cases that need it restart it.
 set -u
 . "$(dirname "$0")/lib.sh"
+# pingpong [WHEN]: one check, an RC pingpong between the ports (its out: a
+# temporary directory, ours too)
+# shellcheck source=fault-lib.sh
+. "$(dirname "$0")/fault-lib.sh"
 t=${TESTNAME:-race}
 cases=${CASES:-closeread double hammer unload ipoib}
 secs=${RACE_SECS:-60}
 maxn=${RACE_N:-1000000}
 here=$(cd "$(dirname "$0")/.." && pwd)
 racer=${RACER:-}
-out=$(mktemp -d)
 drv=/sys/bus/pci/drivers/mlx4_core
 # the tool's build, then one check per case's part (added below)
 plan 1
@@ -116,21 +119,6 @@ sm_again() {
 	wait_for 120 both_active
 }
 
-# pingpong NAME: a new program on the device: an RC pingpong between the ports
-pingpong() {
-	local pp=18531 prc=listen psrc ppid
-	timeout 60 ibv_rc_pingpong -d mlx4_0 -i 1 -n 50 -p "$pp" >"$out/ps" 2>&1 &
-	ppid=$!
-	if wait_listen 30 "$pp" "$ppid"; then
-		timeout 60 ibv_rc_pingpong -d mlx4_0 -i 2 -n 50 -p "$pp" localhost >"$out/pc" 2>&1
-		prc=$?
-	fi
-	reap "$ppid" 30
-	psrc=$?
-	expect "$1: ibv_rc_pingpong between the ports (client $prc, server $psrc)" \
-		[ "$prc.$psrc" = 0.0 ]
-}
-
 # --- 1. close against a blocked read ----------------------------------------
 case_closeread() {
 	plan_more 1
@@ -186,7 +174,7 @@ case_hammer() {
 	expect "$t: hammer: ports ACTIVE again (opensm restarted)" sm_again "$old0"
 	expect "$t: hammer: ibv_devinfo shows mlx4_0's port 1 ACTIVE" \
 		sh -c "ibv_devinfo -d mlx4_0 -i 1 | grep -q PORT_ACTIVE"
-	pingpong "$t: hammer"
+	pingpong "hammer"
 }
 
 # --- 3. module unload against open files ----------------------------------------------
