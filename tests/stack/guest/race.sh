@@ -56,6 +56,9 @@ smports=()
 for p in 1 2; do
 	sm_up "$p" && smports+=("$p")
 done
+# (an earlier item may have stopped the boot's opensm: the cases that need
+# the ports ACTIVE after a removal start one on port 1, as --sm does)
+[ ${#smports[@]} -gt 0 ] || smports=(1)
 
 # run_racer NAME ARGS...: the tool in the foreground (bounded: its own
 # limit plus 5 minutes), its output shown; one check on its status
@@ -114,10 +117,7 @@ cycle() {
 
 # sm_again OLD: opensm back on the ports it ran on, both ports ACTIVE
 sm_again() {
-	if [ ${#smports[@]} -gt 0 ]; then
-		sm_back_on "$1" "${smports[@]}" || return 1
-	fi
-	wait_for 120 both_active
+	sm_back_on "$1" "${smports[@]}" && wait_for 120 both_active
 }
 
 # --- 1. close against a blocked read ----------------------------------------
@@ -198,10 +198,8 @@ mod_back() {
 case_unload() {
 	local m pid rc o gone inuse other end stop=$out/unload.stop f
 	plan_more 1
-	if [ ${#smports[@]} -gt 0 ]; then
-		plan_more 1
-		expect "$t: unload: opensm stopped (it holds umad files)" sm_stop
-	fi
+	plan_more 1
+	expect "$t: unload: opensm stopped (it holds umad files)" sm_stop
 	for m in ib_umad ib_uverbs ib_ipoib; do
 		plan_more 3
 		read -ra f <<<"$(files "$m")"
@@ -293,7 +291,7 @@ ipo_setup() {
 	wait_for 90 reach 10
 }
 case_ipoib() {
-	local n=0 end old fpid t0 tx0 why=
+	local n=0 end old fpid t0 tx0 why= d
 	plan_more 3
 	expect "$t: ipoib: ib0 and ib1 ($peer) in connected mode, ping across the cable" ipo_setup
 	end=$((SECONDS + secs))
@@ -320,9 +318,16 @@ case_ipoib() {
 	expect "$t: ipoib: $n removals under a ping flood ($peer) in connected mode, ib0 gone and back, ping resumed${why:+ ($why)}" \
 		[ -z "$why" ]
 	expect "$t: ipoib: 100 pings reach ib1 after the last round ($peer)" reach 100
+	# as the boot had them: ib1 back from the namespace, no addresses,
+	# datagram mode
 	if [ "$peer" = netns ]; then
 		ip netns del "$ns"
+		wait_for 30 [ -e /sys/class/net/ib1 ]
 	fi
+	for d in ib0 ib1; do
+		ip addr flush dev "$d"
+		echo datagram >"/sys/class/net/$d/mode"
+	done
 }
 
 for c in $cases; do
