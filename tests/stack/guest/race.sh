@@ -291,7 +291,7 @@ ipo_setup() {
 	wait_for 90 reach 10
 }
 case_ipoib() {
-	local n=0 end old fpid t0 tx0 why= d
+	local n=0 end old fpid t0 tx0 d why=''
 	plan_more 3
 	expect "$t: ipoib: ib0 and ib1 ($peer) in connected mode, ping across the cable" ipo_setup
 	end=$((SECONDS + secs))
