@@ -11,7 +11,9 @@
  *   hammer      threads creating and destroying verbs objects and using
  *               umad agents while race.sh removes and adds the device:
  *               every call ends, with success or with EIO/ENODEV/ENXIO
- *               (ENOENT when a device node is gone)
+ *               (ENOENT when a device node is gone); and reads blocked in
+ *               a context's async event fd and completion channel, which
+ *               the removal ends with EIO
  *   openclose   threads opening and closing files (reading the r:PATH
  *               ones) while race.sh unloads the modules behind them
  *   double      two threads destroying one uverbs object (QP, SRQ, MW,
@@ -489,7 +491,7 @@ out:
 /* --- hammer ------------------------------------------------------------------ */
 
 enum { H_OPEN, H_PD, H_CQ, H_QP, H_MODQP, H_MR, H_QPORT, H_DESTROY, H_CLOSE,
-	U_OPEN, U_REG, U_WRITE, U_READ, U_UNREG, NH };
+	U_OPEN, U_REG, U_WRITE, U_READ, U_UNREG, E_ASYNC, E_COMP, NH };
 static struct tally ht[NH] = {
 	[H_OPEN] = { "ibv_open_device", GONE | BIT(ENOENT) },
 	[H_PD] = { "alloc_pd", GONE },
@@ -506,6 +508,9 @@ static struct tally ht[NH] = {
 	[U_WRITE] = { "umad write", GONE },
 	[U_READ] = { "umad read", GONE | BIT(EAGAIN) },
 	[U_UNREG] = { "umad unregister", GONE | BIT(EINVAL) },
+	/* a blocked read's end: the device gone or the context closed, EIO */
+	[E_ASYNC] = { "blocked async read", BIT(EIO) },
+	[E_COMP] = { "blocked comp read", BIT(EIO) },
 };
 
 static atomic_long h_rounds, h_full;
@@ -718,19 +723,87 @@ static void join_all(pthread_t *th, int n)
 		}
 }
 
+/* reads events until an error: counts the events, then the error */
+static void *ev_reader_main(void *arg)
+{
+	struct reader *r = arg;
+	char buf[64];
+	int op = r->ret ? E_COMP : E_ASYNC;
+
+	atomic_store(&r->tid, (int)syscall(SYS_gettid));
+	for (;;) {
+		ssize_t n = read(r->fd, buf, sizeof(buf));
+
+		tally(&ht[op], n < 0 ? -1 : 0, errno);
+		if (n < 0)
+			break;
+	}
+	atomic_store(&r->done, 1);
+	return NULL;
+}
+
+/*
+ * A context with a reader blocked in its async event fd and one in a
+ * completion channel (an armed CQ's): the device's removal must end both
+ * reads (after the async file's DEVICE_FATAL) with EIO; at the run's end
+ * the context's close must.  Then a new context, once the device is back.
+ */
+static void *hammer_events(void *arg)
+{
+	(void)arg;
+	while (go_on(0)) {
+		struct ibv_context *ctx = open_mlx4();
+		struct ibv_comp_channel *ch;
+		struct reader r[2];
+		struct ibv_cq *cq;
+		int i;
+
+		if (!ctx) {
+			sleep_ms(20);
+			continue;
+		}
+		ch = ibv_create_comp_channel(ctx);
+		cq = ch ? ibv_create_cq(ctx, 4, NULL, ch, 0) : NULL;
+		if (!cq || ibv_req_notify_cq(cq, 0)) {
+			/* the device went before the reads began */
+			ibv_close_device(ctx);
+			continue;
+		}
+		memset(r, 0, sizeof(r));
+		r[0].fd = ctx->async_fd;
+		r[1].fd = ch->fd;
+		r[1].ret = 1;	/* the channel's */
+		for (i = 0; i < 2; i++)
+			pthread_create(&r[i].th, NULL, ev_reader_main, &r[i]);
+		while (go_on(0) && !(atomic_load(&r[0].done) && atomic_load(&r[1].done)))
+			sleep_ms(20);
+		ibv_close_device(ctx);
+		for (i = 0; i < 2; i++)
+			if (!reader_ended(&r[i], 10)) {
+				failf("a read blocked in the %s file did not end within 10 s",
+				      i ? "completion channel's" : "async event");
+				dump_tasks();
+				_exit(3);
+			}
+	}
+	return NULL;
+}
+
 static int hammer(void)
 {
 	pthread_t th[64];
-	int i, n = nthreads < 64 ? nthreads : 63;
+	int i, n = nthreads < 62 ? nthreads : 62;
 
 	for (i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, hammer_verbs, NULL);
 	pthread_create(&th[n], NULL, hammer_umad, NULL);
-	join_all(th, n + 1);
+	pthread_create(&th[n + 1], NULL, hammer_events, NULL);
+	join_all(th, n + 2);
 	printf("racer %s: %ld verbs rounds (%ld complete) by %d threads in %.0f s\n", "hammer",
 	       atomic_load(&h_rounds), atomic_load(&h_full), n, now() - t_start);
 	tally_print("hammer", ht, NH);
-	return atomic_load(&bad) || !atomic_load(&h_full) || !atomic_load(&ht[U_REG].ok);
+	return atomic_load(&bad) || !atomic_load(&h_full) || !atomic_load(&ht[U_REG].ok) ||
+	       !atomic_load(&ht[E_ASYNC].err[EIO]) || !atomic_load(&ht[E_COMP].err[EIO]);
 }
 
 /* --- openclose ---------------------------------------------------------------- */
