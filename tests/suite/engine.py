@@ -88,7 +88,7 @@ class Item:
     first: bool = False             # reads state other items change: runs first
     out: str = ""                   # "dir" or "file": OUT=/vmout/NAME[.txt]
     needs: tuple = ()               # "kverbs", "ksa", "kcm", "umadtest", "uvtool", "uvfuzz", "nlfuzz",
-    #                                 "upstream-ipoib": env paths
+    #                                 "racer", "upstream-ipoib": env paths
     unloads: int = 0                # driver unloads it causes (accounting)
     after: object = None            # host check on the finished boot
 
@@ -296,6 +296,8 @@ class BootRun:
                 env["UVFUZZ"] = self.suite.uvfuzz
             elif need == "nlfuzz":
                 env["NLFUZZ"] = self.suite.nlfuzz
+            elif need == "racer":
+                env["RACER"] = self.suite.racer
             elif need == "upstream-ipoib":
                 # tests/upstream-ipoib/build.sh's module for this kernel
                 env["UPSTREAM_IPOIB_KO"] = os.path.join(bdir, "upstream-ipoib/ib_ipoib.ko")
@@ -504,6 +506,7 @@ class Suite:
         self.uvtool = os.path.join(TOP, "build/uvtool/uvtool")
         self.uvfuzz = os.path.join(TOP, "build/uvfuzz/uvfuzz")
         self.nlfuzz = os.path.join(TOP, "build/nlfuzz/nlfuzz")
+        self.racer = os.path.join(TOP, "build/racer/racer")
         self.boots = []
         self.step_secs = {}
         self.items_done = {}

@@ -641,6 +641,8 @@ for order, tier in ((("inbox", "ours"), "both"), (("ours", "inbox"), "full")):
     g.item("perftest-mixed-" + tag, boot, TB + "/perftest.sh", env={"MATRIX": "bw"},
            tier=tier, timeout=1200)
 
+
+
 NL = "tests/netlink/guest"
 
 
@@ -784,6 +786,34 @@ g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect
 
 # === the debug kernel ===============================================================
 # make check-debug: every item of make check that runs our stack on 6.1
+def racer_build(ctx):
+    os.makedirs(os.path.dirname(ctx.racer), exist_ok=True)
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread", "-o", ctx.racer,
+            os.path.join(TOP, "tests/stack/racer.c"), "-libverbs"])
+    if r.returncode == 0:
+        yield "PASS races: the racer builds without a warning"
+    else:
+        yield "FAIL races: the racer builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
+g = group("races", "concurrency stress (tests/stack/guest/race.sh, tests/stack/racer.c): a close, exit "
+          "or kill against a blocked read (umad, async event, completion channel); two threads "
+          "destroying one object; device removal under threads calling uverbs and umad, under a "
+          "ping flood over ib0 in connected mode; modprobe -r under open files")
+g.step("racer-build", racer_build)
+# make check: one iteration of each case on 6.1, in the boot's main list
+# (a "last" item would cost a boot of its own): it leaves the boot as it
+# found it (mlx4_0 back, ports ACTIVE under opensm on port 1, ib0 and ib1
+# in datagram mode without addresses), but registers mlx4_0 again, so the
+# group is declared after all others whose items share the boot.  The
+# debug kernel's run: about a minute of each case, in a boot of its own.
+# (first removal an unbind: one CLOSE_HCA each)
+g.item("race-short-ours-6.1", ours(), ST + "/race.sh", env={"RACE_N": 1, "RACE_SECS": 5},
+       needs=("racer",), unloads=1, tier="check", timeout=600)
+g.item("race-ours-6.1-debug", ours("6.1-debug"), ST + "/race.sh", env={"RACE_SECS": 60},
+       needs=("racer",), last=True, unloads=1, tier="debug", timeout=2400)
+
+
 # runs again on the debug kernel (tests/setup/debug-kernel.sh), where
 # lockdep, KASAN, kmemleak, debugobjects and UBSAN judge it: any report
 # fails the boot (tests/vm/run).  Not the comparisons with the in-tree
