@@ -90,7 +90,8 @@ static unsigned long long strntoull(const char *s)
 	unsigned long long r;
 	int ovf;
 
-	parse_int(fixup_radix(s, &base), base, &r, &ovf);
+	s = fixup_radix(s, &base);	/* sets base: before parse_int reads it */
+	parse_int(s, base, &r, &ovf);
 	return r;
 }
 
@@ -312,16 +313,31 @@ static void fs_write(struct rng *r)
 	};
 	struct dev *d = below(r, 3) ? devs : dev_pick(r, 1, 0);
 	int f = below(r, 10), want, ret, iv = 0, exists, cur = 0;
-	size_t len = gen_str(r, kinds[f], buf, sizeof(buf) - 1);
-	size_t seen = len > PAGE ? PAGE : len;
-	char s[PAGE + 1], what[64];
+	size_t len = gen_str(r, kinds[f], buf, sizeof(buf) - 1), seen;
+	char s[PAGE + 1], what[160];
 	unsigned long ul = 0;
 
 	if (f == 0 && below(r, 4))	/* create_child: mostly pkeys that may work */
 		len = snprintf(buf, sizeof(buf), "0x%x\n", pick_free_pkey(r));
+	seen = len > PAGE ? PAGE : len;
 	memcpy(s, buf, seen);
 	s[seen] = 0;
-	snprintf(what, sizeof(what), "write of %zu bytes to %s/%s", len, d->name, files[f]);
+	{
+		char e[48];
+		size_t i, k = 0;
+
+		for (i = 0; i < len && k < sizeof(e) - 5; i++) {
+			unsigned char c = buf[i];
+
+			if (c >= ' ' && c < 127 && c != '\\')
+				e[k++] = c;
+			else
+				k += snprintf(e + k, sizeof(e) - k, "\\x%02x", c);
+		}
+		e[k] = 0;
+		snprintf(what, sizeof(what), "write of %zu bytes '%s%s' to %s/%s", len, e,
+			 i < len ? "..." : "", d->name, files[f]);
+	}
 
 	if (d == devs)
 		exists = f <= 8 && f != 8;

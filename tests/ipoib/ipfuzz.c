@@ -11,7 +11,7 @@
  * operations; meanwhile a reader thread dumps the links, reads ibN's files
  * and asks ethtool, and checks what it gets is well formed.
  *
- *   ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS]
+ *   ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-v]
  *
  * IFACE (default ib0) is never deleted nor left down; MAXUD is the largest
  * datagram-mode MTU, IPOIB_UD_MTU of the port's (default 4092).  As root
@@ -19,7 +19,8 @@
  * write is refused (EPERM, or EACCES on opening a file).  At the end every
  * child is deleted and IFACE has its mode, MTU, umcast, queue length and
  * coalescing back.  Prints "ipfuzz: N operations, seed S: PASS" or FAIL
- * lines, each with the operation's number, to replay with -s.
+ * lines, each with the operation's number, to replay with -s (-v: every
+ * answer).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -36,6 +37,7 @@
 struct dev devs[MAXDEV];
 int root, cm_ok, max_ud = 4092;
 unsigned long nfail, maxfail = 20;
+int verbose;
 unsigned long long opno;
 uint64_t seed;
 
@@ -110,6 +112,8 @@ static const char *rname(int r)
 
 void check_errno2(const char *what, int got, int want1, int want2)
 {
+	if (verbose)
+		printf("op %llu: %s: %s\n", opno, what, rname(got));
 	if (got < 0)
 		n_err++;
 	else
@@ -369,6 +373,14 @@ static void restore(const struct ib0_state *s0)
 			failf("the end: DELLINK %s: %s", devs[i].name, ename(-ret));
 		dev_gone(&devs[i]);
 	}
+	/* and any the model lost (a failure already): none is left behind */
+	while (!find_new_child(&devs[1])) {
+		ret = nl_del(nl_fd, devs[1].ifindex);
+		if (ret) {
+			failf("the end: DELLINK %s: %s", devs[1].name, ename(-ret));
+			break;
+		}
+	}
 	verify_all("the end, the children deleted");
 	ib0_read(&s);
 	if (s.connected != s0->connected) {
@@ -415,6 +427,11 @@ static void *reader(void *arg)
 
 	snprintf(want, sizeof(want), "0x%04x\n", devs[0].pkey);
 	while (!stop) {
+		/* a few reads per operation of the main thread, not more */
+		if (__atomic_load_n(&reader_ops, __ATOMIC_RELAXED) > 4 * __atomic_load_n(&opno, __ATOMIC_RELAXED)) {
+			usleep(1000);
+			continue;
+		}
 		switch (below(&r, 4)) {
 		case 0:
 			n = nl_dump(fd, ls, 256);
@@ -463,7 +480,7 @@ int main(int argc, char **argv)
 	struct rng r;
 
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
-	while ((opt = getopt(argc, argv, "n:s:i:M:m:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:i:M:m:r:v")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
@@ -480,13 +497,16 @@ int main(int argc, char **argv)
 		case 'm':
 			maxfail = strtoul(optarg, NULL, 0);
 			break;
+		case 'v':
+			verbose = 1;
+			break;
 		case 'r':
 			nreaders = atoi(optarg);
 			if (nreaders < 0 || nreaders > 4)
 				nreaders = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS]\n");
+			fprintf(stderr, "usage: ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-v]\n");
 			return 2;
 		}
 	}

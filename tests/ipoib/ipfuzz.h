@@ -52,6 +52,7 @@ extern int root;		/* privileged run: the writes are ours */
 extern int cm_ok;		/* the parent's address has the RC flag */
 extern int max_ud;		/* IPOIB_UD_MTU(the port's max MTU) */
 extern unsigned long nfail, maxfail;
+extern int verbose;
 extern unsigned long long opno;
 extern uint64_t seed;
 
