@@ -44,7 +44,7 @@ allowed+='|: P_Key 0x[0-9a-f]+ is not found$'
 allowed+='|^hrtimer: interrupt took [0-9]+ ns$'
 if [ "$stack" = inbox ]; then
 	allowed+='|: child creation disallowed for child devices$'
-	allowed+='|: failed to initialize; error -17$'
+	allowed+='|: failed to initialize; error -[0-9]+$'
 	allowed+='|: pkey 0x[0-9a-f]+ not found$|: P_Key 0x[0-9a-f]+ not found$'
 fi
 
