@@ -42,6 +42,9 @@ allowed+='|^IPv6: [^ ]+: IPv6 duplicate address [0-9a-f:]+ used by [0-9a-f:]+ de
 allowed+='|: P_Key 0x[0-9a-f]+ is not found$'
 # and what a slow (TCG) host says now and then
 allowed+='|^hrtimer: interrupt took [0-9]+ ns$'
+# a child's default qdisc when the guest runs short of memory (the core's
+# fallback: the interface still works)
+allowed+='|: default qdisc \([a-z_]+\) fail, fallback to noqueue$'
 if [ "$stack" = inbox ]; then
 	allowed+='|: child creation disallowed for child devices$'
 	allowed+='|: failed to initialize; error -[0-9]+$'
