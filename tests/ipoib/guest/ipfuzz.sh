@@ -39,6 +39,7 @@ allowed+='|: a P_Key child cannot have children$|: child [^ ]+ not registered: -
 allowed+='|: mtu (greater than device maximum|less than device minimum)$'
 allowed+='|^IPv6: ADDRCONF\(NETDEV_CHANGE\): [^ ]+: link becomes ready$'
 allowed+='|^IPv6: [^ ]+: IPv6 duplicate address [0-9a-f:]+ used by [0-9a-f:]+ detected!$'
+allowed+='|^ICMPv6: NA: [0-9a-f:]+ advertised our address [0-9a-f:]+ on [^ ]+!$'
 allowed+='|: P_Key 0x[0-9a-f]+ is not found$'
 # and what a slow (TCG) host says now and then
 allowed+='|^hrtimer: interrupt took [0-9]+ ns$'
