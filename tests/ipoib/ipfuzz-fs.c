@@ -317,6 +317,7 @@ static void fs_write(struct rng *r)
 	char s[PAGE + 1], what[160];
 	unsigned long ul = 0;
 
+	kind = f <= 1 ? K_SYSFS_CHILD : f == 2 ? K_SYSFS_MODE : K_SYSFS_OTHER;
 	if (f == 0 && below(r, 4))	/* create_child: mostly pkeys that may work */
 		len = snprintf(buf, sizeof(buf), "0x%x\n", pick_free_pkey(r));
 	seen = len > PAGE ? PAGE : len;
@@ -428,6 +429,7 @@ static void fs_read(struct rng *r)
 	char buf[64], want[64];
 	int ret;
 
+	kind = K_SYSFS_READ;
 	switch (below(r, 3)) {
 	case 0:
 		snprintf(want, sizeof(want), "0x%04x\n", d->pkey);
@@ -642,7 +644,7 @@ void ioctl_op(struct rng *r, int sk)
 	struct dev *d = dev_pick(r, 0, 0);
 	struct ifreq ifr = { 0 };
 	char addr[80];
-	int ret, want, cur, v;
+	int ret, want, cur, v, u;
 
 	sk_ioctl = sk;
 	if (!guard) {
@@ -653,7 +655,9 @@ void ioctl_op(struct rng *r, int sk)
 			exit(2);
 		}
 	}
-	switch (below(r, 8)) {
+	u = below(r, 8);
+	kind = u <= 2 ? K_MTU : u <= 4 ? K_HWADDR : K_ETHTOOL;
+	switch (u) {
 	case 0:				/* SIOCSIFMTU */
 	case 1:
 		cur = get_mtu(sk, d->name);

@@ -839,6 +839,8 @@ void nl_op(struct rng *r, int fd)
 	uint32_t u = below(r, 100);
 
 	busy_ok = 0;
+	kind = u < 18 ? K_CREATE : u < 30 ? K_DELETE : u < 55 ? K_CHANGE :
+	       u < 65 ? K_UPDOWN : u < 85 ? K_MALFORMED : K_GET;
 	if (u < 18)
 		op_create(r, fd);
 	else if (u < 30)

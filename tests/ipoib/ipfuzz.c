@@ -38,6 +38,21 @@ struct dev devs[MAXDEV];
 int root, cm_ok, max_ud = 4092;
 unsigned long nfail, maxfail = 20;
 int verbose;
+int kind;
+static const char *const kind_names[K_NKINDS] = {
+	"create", "delete", "change", "up/down", "malformed", "get", "sysfs-child",
+	"sysfs-mode", "sysfs-other", "sysfs-read", "mtu", "hwaddr", "ethtool",
+};
+static double kind_secs[K_NKINDS];
+static unsigned long kind_count[K_NKINDS];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 unsigned long long opno;
 uint64_t seed;
 
@@ -549,13 +564,17 @@ int main(int argc, char **argv)
 
 	for (opno = 1; opno <= n && nfail < maxfail; opno++) {
 		uint32_t u = below(&r, 100);
+		double t0 = now();
 
+		kind = K_GET;
 		if (u < 40)
 			nl_op(&r, nl_fd);
 		else if (u < 70)
 			fs_op(&r);
 		else
 			ioctl_op(&r, sk);
+		kind_secs[kind] += now() - t0;
+		kind_count[kind]++;
 		if (opno % 500 == 0)
 			verify_all("the model check");
 		if (opno % 100000 == 0)
@@ -570,6 +589,10 @@ int main(int argc, char **argv)
 		restore(&s0);
 	printf("ipfuzz: %llu answers 0 or a count, %llu errnos; the readers: %llu operations\n",
 	       n_ok, n_err, reader_ops);
+	printf("ipfuzz: seconds (operations) per kind:");
+	for (i = 0; i < K_NKINDS; i++)
+		printf(" %s %.1f (%lu)", kind_names[i], kind_secs[i], kind_count[i]);
+	printf("\n");
 	if (nfail) {
 		printf("ipfuzz: %llu operations, seed %llu: FAIL (%lu failures)\n", opno,
 		       (unsigned long long)seed, nfail);

@@ -61,6 +61,14 @@ const char *ename(int e);
 void check_errno(const char *what, int got, int want);
 void check_errno2(const char *what, int got, int want1, int want2);
 
+/* what the current operation is, for the time each kind takes */
+enum kind {
+	K_CREATE, K_DELETE, K_CHANGE, K_UPDOWN, K_MALFORMED, K_GET,
+	K_SYSFS_CHILD, K_SYSFS_MODE, K_SYSFS_OTHER, K_SYSFS_READ,
+	K_MTU, K_HWADDR, K_ETHTOOL, K_NKINDS
+};
+extern int kind;
+
 /* netlink (ipfuzz-nl.c) */
 int nl_open(void);
 int nl_talk(int fd, void *msg, size_t len);
