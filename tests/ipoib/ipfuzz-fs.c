@@ -362,7 +362,8 @@ static void fs_write(struct rng *r)
 				want = -EINVAL;
 			else
 				want = legacy_create_rule(iv, seen);
-			if (want == SKIP)
+			/* as in ip link add: mostly the ways it fails */
+			if (want == SKIP || (want > 0 && nchildren() >= 2 && below(r, 4)))
 				return;
 			break;
 		case 1:				/* delete_child */
@@ -384,7 +385,9 @@ static void fs_write(struct rng *r)
 			cur = get_mtu(sk_ioctl, d->name);
 			if (ret)
 				want = ret;
-			else if (mtu_unsafe(d, cur, (int)ul))
+			else if (mtu_unsafe(d, cur, (int)ul) ||
+				 (d == devs && !mtu_rule(d, cur, (int)ul) &&
+				  (int)ul != cur && below(r, 4)))
 				return;
 			else if (mtu_rule(d, cur, (int)ul))
 				want = mtu_rule(d, cur, (int)ul);
@@ -669,7 +672,9 @@ void ioctl_op(struct rng *r, int sk)
 		if (below(r, 6) == 0)
 			v = 65520 + below(r, 3);
 		want = root ? mtu_rule(d, cur, v) : -EPERM;
-		if (root && mtu_unsafe(d, cur, v))
+		/* ibN's MTU changed bounces its carrier: not too often */
+		if (root && (mtu_unsafe(d, cur, v) ||
+			     (d == devs && !want && v != cur && below(r, 4))))
 			return;
 		ret = set_mtu(sk, d->name, v);
 		check_errno("SIOCSIFMTU", ret, want);
