@@ -286,6 +286,16 @@ static int mtu_rule(const struct dev *d, int cur, int v)
 	return 0;
 }
 
+static const char *rname_mtu(int v)
+{
+	static char b[16];
+
+	if (v < 0)
+		return ename(-v);
+	snprintf(b, sizeof(b), "%d", v);
+	return b;
+}
+
 /* ibN keeps IPv4: never an MTU under 68 on it */
 static int mtu_unsafe(const struct dev *d, int cur, int v)
 {
@@ -363,7 +373,8 @@ static void fs_write(struct rng *r)
 			else
 				want = legacy_create_rule(iv, seen);
 			/* as in ip link add: mostly the ways it fails */
-			if (want == SKIP || (want > 0 && nchildren() >= 2 && below(r, 4)))
+			if (want == SKIP || (want > 0 && (nchildren() >= 2 || below(r, 2)) &&
+					     below(r, 4)))
 				return;
 			break;
 		case 1:				/* delete_child */
@@ -661,8 +672,14 @@ void ioctl_op(struct rng *r, int sk)
 	u = below(r, 8);
 	kind = u <= 2 ? K_MTU : u <= 4 ? K_HWADDR : K_ETHTOOL;
 	switch (u) {
+	case 1:				/* SIOCGIFMTU: the value sysfs has */
+		cur = get_mtu(sk, d->name);
+		ret = sysfs_read(d->name, "mtu", addr, sizeof(addr));
+		if (cur < 0 || ret < 0 || atoi(addr) != cur)
+			failf("SIOCGIFMTU of %s: %s, sysfs mtu '%s'", d->name, rname_mtu(cur),
+			      ret < 0 ? "" : addr);
+		break;
 	case 0:				/* SIOCSIFMTU */
-	case 1:
 		cur = get_mtu(sk, d->name);
 		if (cur < 0) {
 			failf("SIOCGIFMTU of %s: %s", d->name, ename(-cur));

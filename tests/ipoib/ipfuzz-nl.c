@@ -604,7 +604,7 @@ static void op_create(struct rng *r, int fd)
 	if (!has_data)
 		busy_ok = 0;
 	/* a child made costs QPs and rings: mostly the ways it fails */
-	if (!want && nchildren() >= 2 && below(r, 4))
+	if (!want && (nchildren() >= 2 || below(r, 2)) && below(r, 4))
 		return;
 	ret = nl_send(fd, &m);
 	check_busy("NEWLINK ipoib", ret, want);	/* EBUSY: unregistered */
@@ -842,17 +842,18 @@ void nl_op(struct rng *r, int fd)
 	uint32_t u = below(r, 100);
 
 	busy_ok = 0;
-	kind = u < 18 ? K_CREATE : u < 30 ? K_DELETE : u < 55 ? K_CHANGE :
-	       u < 65 ? K_UPDOWN : u < 85 ? K_MALFORMED : K_GET;
-	if (u < 18)
+	/* making and deleting children is costly (QPs, rings): the fewer */
+	kind = u < 6 ? K_CREATE : u < 12 ? K_DELETE : u < 42 ? K_CHANGE :
+	       u < 50 ? K_UPDOWN : u < 80 ? K_MALFORMED : K_GET;
+	if (u < 6)
 		op_create(r, fd);
-	else if (u < 30)
+	else if (u < 12)
 		op_delete(r, fd);
-	else if (u < 55)
+	else if (u < 42)
 		op_change(r, fd);
-	else if (u < 65)
+	else if (u < 50)
 		op_updown(r, fd);
-	else if (u < 85)
+	else if (u < 80)
 		op_malformed(r, fd);
 	else
 		op_get(r, fd);
