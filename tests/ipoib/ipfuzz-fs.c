@@ -296,6 +296,12 @@ static const char *rname_mtu(int v)
 	return b;
 }
 
+/* the bounds of both modes (-2: the MTU the interface has) */
+static const int mtu_edges[] = {
+	-1, 0, 1, 67, 68, 71, 72, 73, 1279, 1280, 2044, 2048, 4092, 4093, 65519, 65520,
+	65521, 65536, -2, -2,
+};
+
 /* ibN keeps IPv4: never an MTU under 68 on it */
 static int mtu_unsafe(const struct dev *d, int cur, int v)
 {
@@ -397,8 +403,7 @@ static void fs_write(struct rng *r)
 			if (ret)
 				want = ret;
 			else if (mtu_unsafe(d, cur, (int)ul) ||
-				 (d == devs && !mtu_rule(d, cur, (int)ul) &&
-				  (int)ul != cur && below(r, 4)))
+				 (!mtu_rule(d, cur, (int)ul) && (int)ul != cur && below(r, 4)))
 				return;
 			else if (mtu_rule(d, cur, (int)ul))
 				want = mtu_rule(d, cur, (int)ul);
@@ -685,13 +690,18 @@ void ioctl_op(struct rng *r, int sk)
 			failf("SIOCGIFMTU of %s: %s", d->name, ename(-cur));
 			return;
 		}
-		v = below(r, 4) ? (int)(60 + below(r, 4100)) : (int)rnd(r) >> below(r, 32);
-		if (below(r, 6) == 0)
-			v = 65520 + below(r, 3);
+		u = below(r, 4);
+		if (u < 2)
+			v = mtu_edges[below(r, sizeof(mtu_edges) / sizeof(mtu_edges[0]))];
+		else if (u == 2)
+			v = 60 + below(r, 4100);
+		else
+			v = (int)rnd(r) >> below(r, 32);
+		if (v == -2)
+			v = cur;
 		want = root ? mtu_rule(d, cur, v) : -EPERM;
-		/* ibN's MTU changed bounces its carrier: not too often */
-		if (root && (mtu_unsafe(d, cur, v) ||
-			     (d == devs && !want && v != cur && below(r, 4))))
+		/* an MTU changed costs (IPv6 and routes follow it): not too often */
+		if (root && (mtu_unsafe(d, cur, v) || (!want && v != cur && below(r, 4))))
 			return;
 		ret = set_mtu(sk, d->name, v);
 		check_errno("SIOCSIFMTU", ret, want);
