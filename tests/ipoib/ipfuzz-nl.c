@@ -31,6 +31,8 @@ struct msg {
 
 static __thread uint32_t nlseq = 1;
 
+static int nl_exchange(int fd, void *buf, size_t len, struct link *out, int max, int dump);
+
 int nl_open(void)
 {
 	struct timeval tv = { .tv_sec = 10 };
@@ -117,34 +119,7 @@ static int nl_send(int fd, struct msg *m)
 
 int nl_talk(int fd, void *buf, size_t len)
 {
-	struct nlmsghdr *h = buf;
-	uint32_t seq = h->nlmsg_seq;
-	static __thread uint8_t ans[65536];
-	ssize_t n;
-
-	nlseq++;
-	if (send(fd, buf, len, 0) < 0)
-		return -errno;
-	for (;;) {
-		struct nlmsghdr *a;
-
-		n = recv(fd, ans, sizeof(ans), 0);
-		if (n < 0) {
-			failf("netlink: no answer to request %u: %s", seq,
-			      ename(errno));
-			return -ETIMEDOUT;
-		}
-		for (a = (struct nlmsghdr *)ans; NLMSG_OK(a, (size_t)n);
-		     a = NLMSG_NEXT(a, n)) {
-			if (a->nlmsg_seq != seq)
-				continue;	/* an old request's */
-			if (a->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(a);
-
-				return e->error;
-			}
-		}
-	}
+	return nl_exchange(fd, buf, len, NULL, 0, 0);
 }
 
 static void parse_linkinfo(struct nlattr *li, struct link *l)
@@ -221,86 +196,79 @@ static int parse_link(struct nlmsghdr *h, struct link *l)
 	return 0;
 }
 
-/* RTM_GETLINK of one index: 0 and *l, or -errno */
-int nl_getlink(int fd, int ifindex, struct link *l)
+/*
+ * One request and its answers (our sequence number): the links in them
+ * parsed into out (at most max), until the ack or error (its errno, else
+ * the count), the end of a dump (the count) or, not dumping, the first
+ * link; no answer within 10 s or a malformed one is a failure.
+ */
+static int nl_exchange(int fd, void *buf, size_t len, struct link *out, int max, int dump)
 {
 	static __thread uint8_t ans[65536];
-	struct msg m;
-	struct nlmsghdr *h = (struct nlmsghdr *)m.b;
-	uint32_t seq = nlseq++;
+	uint32_t seq = ((struct nlmsghdr *)buf)->nlmsg_seq;
+	int cnt = 0;
 	ssize_t n;
 
-	m_init(&m, RTM_GETLINK, 0, ifindex, 0, 0);
-	h->nlmsg_len = m.len;
-	h->nlmsg_seq = seq;
-	if (send(fd, m.b, m.len, 0) < 0)
+	nlseq++;
+	if (send(fd, buf, len, 0) < 0)
 		return -errno;
 	for (;;) {
 		struct nlmsghdr *a;
 
 		n = recv(fd, ans, sizeof(ans), 0);
 		if (n < 0) {
-			failf("netlink: no answer to GETLINK %d: %s", ifindex, ename(errno));
+			failf("netlink: no answer to request %u: %s", seq, ename(errno));
 			return -ETIMEDOUT;
 		}
 		for (a = (struct nlmsghdr *)ans; NLMSG_OK(a, (size_t)n);
 		     a = NLMSG_NEXT(a, n)) {
 			if (a->nlmsg_seq != seq)
-				continue;
-			if (a->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(a))->error;
-			if (a->nlmsg_type == RTM_NEWLINK) {
-				if (parse_link(a, l)) {
-					failf("netlink: GETLINK %d: a malformed answer", ifindex);
-					return -EBADMSG;
-				}
-				return 0;
+				continue;	/* an old request's */
+			if (a->nlmsg_type == NLMSG_DONE)
+				return cnt;
+			if (a->nlmsg_type == NLMSG_ERROR) {
+				int e = ((struct nlmsgerr *)NLMSG_DATA(a))->error;
+
+				return e ? e : cnt;
 			}
+			if (a->nlmsg_type != RTM_NEWLINK)
+				continue;
+			if (cnt < max && parse_link(a, &out[cnt])) {
+				failf("netlink: a malformed link in the answer to request %u", seq);
+				return -EBADMSG;
+			}
+			if (cnt < max)
+				cnt++;
+			if (!dump)
+				return cnt;
 		}
 	}
+}
+
+/* RTM_GETLINK of one index: 0 and *l, or -errno */
+int nl_getlink(int fd, int ifindex, struct link *l)
+{
+	struct msg m;
+	struct nlmsghdr *h = (struct nlmsghdr *)m.b;
+	int ret;
+
+	m_init(&m, RTM_GETLINK, 0, ifindex, 0, 0);
+	h->nlmsg_len = m.len;
+	h->nlmsg_seq = nlseq;
+	ret = nl_exchange(fd, m.b, m.len, l, 1, 0);
+	return ret == 1 ? 0 : ret < 0 ? ret : -EBADMSG;
 }
 
 /* RTM_GETLINK dump: the number of links (at most max), or -errno */
 int nl_dump(int fd, struct link *out, int max)
 {
-	static __thread uint8_t ans[65536];
 	struct msg m;
 	struct nlmsghdr *h = (struct nlmsghdr *)m.b;
-	uint32_t seq = nlseq++;
-	int cnt = 0;
-	ssize_t n;
 
 	m_init(&m, RTM_GETLINK, NLM_F_DUMP, 0, 0, 0);
 	h->nlmsg_len = m.len;
-	h->nlmsg_seq = seq;
-	if (send(fd, m.b, m.len, 0) < 0)
-		return -errno;
-	for (;;) {
-		struct nlmsghdr *a;
-
-		n = recv(fd, ans, sizeof(ans), 0);
-		if (n < 0) {
-			failf("netlink: no end to a GETLINK dump: %s", ename(errno));
-			return -ETIMEDOUT;
-		}
-		for (a = (struct nlmsghdr *)ans; NLMSG_OK(a, (size_t)n);
-		     a = NLMSG_NEXT(a, n)) {
-			if (a->nlmsg_seq != seq)
-				continue;
-			if (a->nlmsg_type == NLMSG_DONE)
-				return cnt;
-			if (a->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(a))->error;
-			if (a->nlmsg_type != RTM_NEWLINK)
-				continue;
-			if (cnt < max && parse_link(a, &out[cnt])) {
-				failf("netlink: GETLINK dump: a malformed answer");
-				return -EBADMSG;
-			}
-			if (cnt < max)
-				cnt++;
-		}
-	}
+	h->nlmsg_seq = nlseq;
+	return nl_exchange(fd, m.b, m.len, out, max, 1);
 }
 
 int nl_del(int fd, int ifindex)
@@ -402,6 +370,18 @@ static void put_data(struct msg *m, const struct ipdata *d)
 static int busy_ok;
 static struct dev busy_dev;
 
+/* IFLA_LINKINFO: kind "ipoib" if kind, and d as its data if given */
+static void put_linkinfo(struct msg *m, int kind, const struct ipdata *d)
+{
+	size_t li = m_nest(m, IFLA_LINKINFO);
+
+	if (kind)
+		m_str(m, IFLA_INFO_KIND, "ipoib");
+	if (d)
+		put_data(m, d);
+	m_end(m, li);
+}
+
 /* 6.1's ipoib_changelink on a model device: 0 or -errno, the model updated */
 static int changelink(struct dev *dv, const struct ipdata *d)
 {
@@ -467,7 +447,6 @@ static void op_create(struct rng *r, int fd)
 	uint32_t link;
 	int want = 0, ret, u;
 	uint16_t pkey;
-	size_t li;
 
 	u = below(r, 100);
 	par = u < 80 ? P_IB0 : u < 84 ? P_LO : u < 88 ? P_NONE : u < 92 ? P_BOGUS :
@@ -526,12 +505,7 @@ static void op_create(struct rng *r, int fd)
 		m_u32(&m, IFLA_LINK, link);
 	if (has_mtu)
 		m_u32(&m, IFLA_MTU, mtu);
-	li = m_nest(&m, IFLA_LINKINFO);
-	if (kind)
-		m_str(&m, IFLA_INFO_KIND, "ipoib");
-	if (has_data)
-		put_data(&m, &d);
-	m_end(&m, li);
+	put_linkinfo(&m, kind, has_data ? &d : NULL);
 
 	/* 6.1's answer, in rtnetlink's order */
 	if (!root)
@@ -578,12 +552,7 @@ static void op_create(struct rng *r, int fd)
 		       (excl ? NLM_F_EXCL : 0), 0, keep || !up ? 0 : IFF_UP,
 		       keep ? 0 : IFF_UP);
 		m_str(&m, IFLA_IFNAME, name);
-		li = m_nest(&m, IFLA_LINKINFO);
-		if (kind)
-			m_str(&m, IFLA_INFO_KIND, "ipoib");
-		if (has_data)
-			put_data(&m, &d);
-		m_end(&m, li);
+		put_linkinfo(&m, kind, has_data ? &d : NULL);
 		tmp = *dup;
 		want = 0;
 		if (has_data && !kind)
@@ -683,16 +652,11 @@ static void op_change(struct rng *r, int fd)
 	struct msg m;
 	int lo = below(r, 20) == 0, kind = below(r, 20) != 0;
 	int setlink = below(r, 10) == 0, want, ret;
-	size_t li;
 
 	pick_data(r, &d, below(r, 4) == 0);
 	m_init(&m, setlink ? RTM_SETLINK : RTM_NEWLINK, 0,
 	       lo ? (int)if_nametoindex("lo") : dv->ifindex, 0, 0);
-	li = m_nest(&m, IFLA_LINKINFO);
-	if (kind)
-		m_str(&m, IFLA_INFO_KIND, "ipoib");
-	put_data(&m, &d);
-	m_end(&m, li);
+	put_linkinfo(&m, kind, &d);
 	if (!root)
 		want = -EPERM;
 	else if (setlink)

@@ -59,12 +59,8 @@ links0=$(ls /sys/class/net | tr '\n' ' ')
 maxud=4092
 mtu_port=$(ibv_devinfo -d mlx4_0 -i 1 2>/dev/null | sed -nE 's/^[[:space:]]*max_mtu:[[:space:]]*([0-9]+).*/\1/p')
 is_num "$mtu_port" && maxud=$((mtu_port - 4))
-# the kernel log as it comes: a reader that has seen the first mark
-klog=$(mktemp)
-dmesg -w >"$klog" 2>&1 &
-kpid=$!
-mark=$(klog_mark)
-wait_for 10 grep -q "ibstack-test: mark $mark\$" "$klog"
+# the kernel log as it comes (lib.sh)
+klog_watch_start
 
 # run NAME COUNT SEED [setpriv ARGS...]: the fuzzer, and its verdict
 run() {
@@ -106,22 +102,9 @@ else
 	expect "$t: ib0 sends (ARP requests: tx_packets $tx0 -> $tx1)" grown "$tx0" "$tx1" 1
 fi
 
-# the kernel log from the first mark to the last: only the allowed notices
-end=$(klog_mark)
-wait_for 10 grep -q "ibstack-test: mark $end\$" "$klog"
-kill "$kpid" 2>/dev/null
-log=$(sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$klog" |
-	sed -n "/^ibstack-test: mark $mark\$/,/^ibstack-test: mark $end\$/p")
-bad=$(grep -Ev "$allowed" <<<"$log" | head -n 10)
-echo "    kernel log: $(grep -c . <<<"$log") lines from mark to mark, $(grep -Ec "$allowed" <<<"$log") of them allowed"
-if ! grep -q "^ibstack-test: mark $mark\$" <<<"$log" || ! grep -q "^ibstack-test: mark $end\$" <<<"$log"; then
-	fail "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
-		"the reader did not see both marks ($(wc -l <"$klog") lines read)"
-else
-	expect "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
-		[ -z "$bad" ]
-fi
-[ -n "$bad" ] && echo "$bad" | sed 's/^/    kernel log: /'
+# the kernel log from the first mark to the last: only the notices the
+# inputs call for
+klog_watch_check "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
+	"$allowed"
 ib0_give_back
-rm -f "$klog"
 exit 0
