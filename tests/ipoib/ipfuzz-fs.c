@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -208,6 +209,25 @@ static size_t gen_str(struct rng *r, enum what w, char *buf, size_t cap)
 	if (below(r, 8) == 0 && n > 1)
 		n -= 1 + below(r, n - 1);	/* a part of it */
 	return n;
+}
+
+/*
+ * The core's bound on tx_queue_len: 6.1's dev_change_tx_queue_len takes up
+ * to S16_MAX; later kernels (6.12 seen) up to UINT_MAX.  Not IPoIB's rule:
+ * the running kernel's.
+ */
+static unsigned long txq_max(void)
+{
+	static unsigned long max;
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (!max) {
+		uname(&u);
+		sscanf(u.release, "%d.%d", &a, &b);
+		max = a < 6 || (a == 6 && b <= 1) ? 32767 : 0xffffffffUL;
+	}
+	return max;
 }
 
 /* --- sysfs ------------------------------------------------------------ */
@@ -416,7 +436,7 @@ static void fs_write(struct rng *r)
 			ret = k_strtoul(s, &ul);
 			if (ret)
 				want = ret;
-			else if (ul > 32767)
+			else if (ul > txq_max())
 				want = -ERANGE;
 			break;
 		}

@@ -43,6 +43,7 @@ allowed+='|^ICMPv6: NA: [0-9a-f:]+ advertised our address [0-9a-f:]+ on [^ ]+!$'
 allowed+='|: P_Key 0x[0-9a-f]+ is not found$'
 # and what a slow (TCG) host says now and then
 allowed+='|^hrtimer: interrupt took [0-9]+ ns$'
+allowed+='|^clocksource: Long readout interval, skipping watchdog check: '
 # a child's default qdisc when the guest runs short of memory (the core's
 # fallback: the interface still works)
 allowed+='|: default qdisc \([a-z_]+\) fail, fallback to noqueue$'
