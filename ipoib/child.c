@@ -19,6 +19,7 @@
  * first (event.c); ibN's removal unregisters them first (main.c).
  */
 #include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/device.h>
 #include <linux/rtnetlink.h>
 #include <linux/sched/signal.h>
@@ -249,17 +250,23 @@ out:
 }
 
 /*
- * A number as C writes it, as upstream's "%i": 0x8001, 32769 and 0100001
- * are the same P_Key (unlike "%i", nothing but a newline may follow it).
- * A child cannot have 0 or 0x8000 (no partition); delete_child takes them
+ * A number as C writes it, read as upstream does (sscanf's "%i" into an
+ * int): 0x8001, 32769 and 0100001 are the same P_Key; spaces before it and
+ * anything after it are ignored, and a value past an int's range wraps.  A
+ * child cannot have 0 or 0x8000 (no partition); delete_child takes them
  * and finds nothing.
  */
 static int ipoib_parse_pkey(const char *buf, u16 *pkey, bool create)
 {
+	const char *s = skip_spaces(buf);
+	bool neg = *s == '-';
+	unsigned long v;
 	int val;
 
-	if (kstrtoint(skip_spaces(buf), 0, &val))
+	if (!isdigit(s[neg]))
 		return -EINVAL;
+	v = ipoib_leading_number(s + neg);
+	val = (int)(neg ? 0 - v : v);
 	if (val < 0 || val > 0xffff)
 		return -EINVAL;
 	if (create && (val == 0 || val == 0x8000))

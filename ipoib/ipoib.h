@@ -482,6 +482,7 @@ void ipoib_netlink_exit(void);
 /* mode.c: the mode and umcast for netlink */
 bool ipoib_mode_is_connected(const struct ipoib_dev *priv);
 void ipoib_set_umcast(struct ipoib_dev *priv, bool on);
+unsigned long ipoib_leading_number(const char *s);
 
 /* ethtool.c, sysfs.c, debugfs.c */
 extern const struct ethtool_ops ipoib_ethtool_ops;

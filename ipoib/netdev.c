@@ -230,7 +230,6 @@ void ipoib_setup(struct net_device *dev)
 	dev->type = ARPHRD_INFINIBAND;
 	dev->tx_queue_len = ipoib_sendq_size * 2;
 	dev->features = NETIF_F_VLAN_CHALLENGED | NETIF_F_HIGHDMA;
-	dev->max_mtu = IPOIB_CM_MTU;
 	netif_keep_dst(dev);
 	memcpy(dev->broadcast, ipoib_bcast_addr, INFINIBAND_ALEN);
 	dev->needs_free_netdev = true;
@@ -371,6 +370,12 @@ int ipoib_netdev_init(struct net_device *dev, struct ib_device *ca, u32 port,
 	priv->mcast_mtu = priv->max_ib_mtu - IPOIB_ENCAP_LEN;
 	priv->admin_mtu = priv->mcast_mtu;
 	dev->mtu = priv->mcast_mtu;
+	/*
+	 * Not in ipoib_setup: as upstream (its ndo_init), ip link add's
+	 * IFLA_MTU is checked while the device has no maximum yet, and the
+	 * MTU asked for is then replaced by the port's
+	 */
+	dev->max_mtu = IPOIB_CM_MTU;
 	priv->local_lid = attr.lid;
 
 	ibstack_dev_addr_mod(dev, 4, gid.raw, sizeof(gid.raw));

@@ -72,25 +72,36 @@ static ssize_t umcast_show(struct device *d, struct device_attribute *attr,
 			  test_bit(IPOIB_FLAG_UMCAST, &priv->flags) ? 1 : 0);
 }
 
-/* a positive number turns it on, zero or a negative one off */
+/*
+ * The unsigned number that starts s, in C's notation (0x hex, 0 octal,
+ * else decimal), wrapping on overflow; no sign and no leading space (those
+ * read as 0): what upstream's umcast_store makes of any string (it never
+ * refuses one), taking the value as an int, positive turning it on.
+ */
+unsigned long ipoib_leading_number(const char *s)
+{
+	unsigned long v = 0;
+	int base = 10;
+	int d;
+
+	if (s[0] == '0') {
+		base = 8;
+		if ((s[1] == 'x' || s[1] == 'X') && hex_to_bin(s[2]) >= 0) {
+			base = 16;
+			s += 2;
+		}
+	}
+	for (; (d = hex_to_bin(*s)) >= 0 && d < base; s++)
+		v = v * base + d;
+	return v;
+}
+
 static ssize_t umcast_store(struct device *d, struct device_attribute *attr,
 			    const char *buf, size_t count)
 {
 	struct ipoib_dev *priv = ipoib_priv(to_net_dev(d));
-	int val;
-	int ret;
 
-	ret = kstrtoint(buf, 0, &val);
-	if (ret)
-		return ret;
-
-	if (val > 0) {
-		set_bit(IPOIB_FLAG_UMCAST, &priv->flags);
-		ipoib_warn(priv,
-			   "ignoring multicast groups joined directly by userspace\n");
-	} else {
-		clear_bit(IPOIB_FLAG_UMCAST, &priv->flags);
-	}
+	ipoib_set_umcast(priv, (int)ipoib_leading_number(buf) > 0);
 	return count;
 }
 static DEVICE_ATTR_RW(umcast);

@@ -206,6 +206,18 @@ def umadfuzz_build(ctx):
         yield "FAIL umad: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
 
 
+def ipfuzz_build(ctx):
+    out = os.path.join(TOP, "build/ipfuzz/ipfuzz")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    srcs = sorted(glob.glob(os.path.join(TOP, "tests/ipoib/ipfuzz*.c")))
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", out] + srcs
+           + ["-lpthread"])
+    if r.returncode == 0 and srcs:
+        yield "PASS ipoib: the fuzzer builds without a warning"
+    else:
+        yield "FAIL ipoib: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
 def nlfuzz_build(ctx):
     os.makedirs(os.path.dirname(ctx.nlfuzz), exist_ok=True)
     r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-o", ctx.nlfuzz,
@@ -591,6 +603,17 @@ for k in ("6.1", "6.12"):
            timeout=1200)
 g.item("ipoib-child-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
        IP + "/ipoib-child.sh", tier="full", timeout=1200)
+# the fuzzer of rtnetlink, sysfs and the ioctls (tests/ipoib/ipfuzz*.c), its
+# expectations 6.1's: 100k operations on ours in make check, 1M per kernel
+# on ours and 100k on the in-tree 6.1 (the judge) in check-full
+g.step("ipfuzz-build", ipfuzz_build)
+g.item("ipfuzz-ours-6.1", ours(), IP + "/ipfuzz.sh", env={"STACK": "ours", "IPFUZZ_N": "100000"},
+       tier="check", timeout=2400)
+for k in ("6.1", "6.12"):
+    g.item("ipfuzz-full-ours-" + k, ours(k), IP + "/ipfuzz.sh",
+           env={"STACK": "ours", "IPFUZZ_N": "1000000"}, tier="full", timeout=14400)
+g.item("ipfuzz-inbox-6.1", inbox(), IP + "/ipfuzz.sh", env={"STACK": "inbox", "IPFUZZ_N": "100000"},
+       tier="full", timeout=2400)
 
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "

@@ -50,6 +50,37 @@ klog_since() {
 		sed -n "/^ibstack-test: mark $1\$/,\$p" | tail -n +2
 }
 
+# klog_watch_start: follow the kernel log as it comes (a long run's notices
+# can overflow the ring buffer), from a mark the reader has seen;
+# klog_watch_check NAME REGEX: one check NAME, that the log from that mark
+# to a new one holds only lines matching REGEX (the reader must have seen
+# both marks; the first ten others are shown), and the reader stops
+klog_watch_start() {
+	klog_watch_file=$(mktemp)
+	dmesg -w >"$klog_watch_file" 2>&1 &
+	klog_watch_pid=$!
+	klog_watch_mark=$(klog_mark)
+	wait_for 10 grep -q "ibstack-test: mark $klog_watch_mark\$" "$klog_watch_file"
+}
+klog_watch_check() {
+	local name=$1 allowed=$2 end log bad first
+	end=$(klog_mark)
+	wait_for 10 grep -q "ibstack-test: mark $end\$" "$klog_watch_file"
+	kill "$klog_watch_pid" 2>/dev/null
+	first="^ibstack-test: mark $klog_watch_mark\$"
+	log=$(sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$klog_watch_file" |
+		sed -n "/$first/,/^ibstack-test: mark $end\$/p")
+	bad=$(grep -Ev "$allowed|^ibstack-test: mark " <<<"$log" | head -n 10)
+	echo "    kernel log: $(grep -c . <<<"$log") lines from mark to mark, $(grep -Ec "$allowed" <<<"$log") of them allowed"
+	if ! grep -q "$first" <<<"$log" || ! grep -q "^ibstack-test: mark $end\$" <<<"$log"; then
+		fail "$name" "the reader did not see both marks ($(wc -l <"$klog_watch_file") lines read)"
+	else
+		expect "$name" [ -z "$bad" ]
+	fi
+	[ -n "$bad" ] && echo "$bad" | sed 's/^/    kernel log: /'
+	rm -f "$klog_watch_file"
+}
+
 # klog_wait SECONDS MARK REGEX: a kernel log line after MARK matches REGEX
 klog_wait() {
 	local end=$((SECONDS + $1))

@@ -50,13 +50,8 @@ lid=$(my_lid "$p")
 other=$((3 - p))
 olid=$(my_lid "$other")
 smlid=$(($(cat "$ibdev/ports/$p/sm_lid")))
-# the kernel log as it comes (the in-tree stack's notices overflow the ring
-# buffer in a 100k run): a reader that has seen the first mark
-klog=$(mktemp)
-dmesg -w >"$klog" 2>&1 &
-kpid=$!
-mark=$(klog_mark)
-wait_for 10 grep -q "ibstack-test: mark $mark\$" "$klog"
+# the kernel log as it comes (lib.sh)
+klog_watch_start
 
 # run NAME COUNT SEED [setpriv ARGS...]: the fuzzer, and its verdict
 run() {
@@ -95,21 +90,7 @@ expect "$t: saquery NodeRecord through port $p lists this node's ports (LIDs $li
 	contains "$o" "^[[:space:]]*lid\.+$lid$" "^[[:space:]]*lid\.+$olid$"
 
 # the kernel log from the first mark to the last: only the notices the
-# inputs call for (the reader must have seen both marks)
-end=$(klog_mark)
-wait_for 10 grep -q "ibstack-test: mark $end\$" "$klog"
-kill "$kpid" 2>/dev/null
-log=$(sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$klog" |
-	sed -n "/^ibstack-test: mark $mark\$/,/^ibstack-test: mark $end\$/p")
-bad=$(grep -Ev "$allowed|^ibstack-test: mark " <<<"$log" | head -n 10)
-echo "    kernel log: $(grep -c . <<<"$log") lines from mark to mark, $(grep -Ec "$allowed" <<<"$log") of them the expected notices"
-if ! grep -q "^ibstack-test: mark $mark\$" <<<"$log" || ! grep -q "^ibstack-test: mark $end\$" <<<"$log"; then
-	fail "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
-		"the reader did not see both marks ($(wc -l <"$klog") lines read)"
-else
-	expect "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
-		[ -z "$bad" ]
-fi
-[ -n "$bad" ] && echo "$bad" | sed 's/^/    kernel log: /'
-rm -f "$klog"
+# inputs call for
+klog_watch_check "$t: the kernel log has nothing but the notices the fuzzer's inputs call for" \
+	"$allowed"
 exit 0
