@@ -38,6 +38,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_mad.h>
+#include <rdma/ib_user_verbs.h>
 
 #define MAX_POINTS	4000
 #define BIG_MR_MIB	4u
@@ -48,6 +49,7 @@
 static int nth_fd = -1;
 static int armed_fd = -1;	/* the file whose first call is armed */
 static unsigned int arm_n;	/* the point to fail, 0: no injection */
+static int arm_cmd = -1;	/* only a write() of this command is armed */
 static int arm_calls;		/* calls on armed_fd during the operation */
 static long arm_left;		/* fail-nth read back after the armed call */
 
@@ -70,15 +72,29 @@ static long nth_read(void)
 	return strtol(b, NULL, 10);
 }
 
-/* one system call, with the injection armed if it is the operation's first */
+/* a call on armed_fd that the operation arms: any, or a write() of arm_cmd */
+static int armable(long nr, long fd, long buf)
+{
+	const struct ib_uverbs_cmd_hdr *h = (const void *)buf;
+
+	if (fd != armed_fd)
+		return 0;
+	return arm_cmd < 0 ||
+	       (nr == SYS_write && (int)(h->command & IB_USER_VERBS_CMD_COMMAND_MASK) == arm_cmd);
+}
+
+/*
+ * One system call, with the injection armed if it is the operation's first
+ * armable one
+ */
 static long call(long nr, long a, long b, long c)
 {
-	int arm = arm_n && a == armed_fd && !arm_calls;
+	int match = armable(nr, a, b);
+	int arm = arm_n && match && !arm_calls;
 	long r;
 	int e;
 
-	if (a == armed_fd)
-		arm_calls++;
+	arm_calls += match;
 	if (arm && nth_write(arm_n)) {
 		fprintf(stderr, "failnth: writing fail-nth: %m\n");
 		exit(2);
@@ -369,7 +385,10 @@ static int modify(struct st *s, enum ibv_qp_state to)
 {
 	int r = ret_errno(qp_to(s->qp, to, s->lid));
 	int want = r ? (int)to - 1 : (int)to;
-	int got = qp_state(s->qp);
+	int got;
+
+	arm_n = 0;
+	got = qp_state(s->qp);
 
 	if (got != want)
 		snprintf(s->why, sizeof(s->why), "to state %d: returned %d, the QP is in state %d",
@@ -542,9 +561,10 @@ static int op_send(struct st *s)
 		snprintf(s->why, sizeof(s->why), "no answer to a MAD sent (within 10 s)");
 		return 0;
 	}
+	/* (ib_mad puts the agent's own number in the TID's high half) */
 	r = read(s->ufd, &m, sizeof(m));
-	if (r != sizeof(m) || m.hdr.status || m.mad[3] != 0x81 || memcmp(m.mad + 8, &btid, 8) ||
-	    memcmp(m.mad + 16, &attr, 2))
+	if (r != sizeof(m) || m.hdr.status || m.mad[3] != 0x81 ||
+	    memcmp(m.mad + 12, (char *)&btid + 4, 4) || memcmp(m.mad + 16, &attr, 2))
 		snprintf(s->why, sizeof(s->why),
 			 "the answer: read %zd, status %u, method 0x%x, attribute 0x%02x%02x",
 			 r, m.hdr.status, m.mad[3], m.mad[16], m.mad[17]);
@@ -555,30 +575,32 @@ struct op {
 	const char *name;
 	int (*setup)(struct st *s);
 	int (*run)(struct st *s);
+	int cmd;		/* a write() command to arm, 0: the first call */
 };
 
 static const struct op ops[] = {
-	{ "alloc-pd", no_setup, op_alloc_pd },
-	{ "dealloc-pd", setup_pd, op_dealloc_pd },
-	{ "reg-mr-4k", setup_pd, op_reg_mr_4k },
-	{ "reg-mr-4m", setup_pd, op_reg_mr_4m },
-	{ "dereg-mr-4m", setup_mr, op_dereg_mr },
-	{ "create-cq", no_setup, op_create_cq },
-	{ "destroy-cq", need_cq, op_destroy_cq },
-	{ "create-qp-rc", setup_pd_cq, op_create_rc },
-	{ "create-qp-ud", setup_pd_cq, op_create_ud },
-	{ "modify-qp-init", setup_reset, op_to_init },
-	{ "modify-qp-rtr", setup_init, op_to_rtr },
-	{ "modify-qp-rts", setup_rtr, op_to_rts },
-	{ "destroy-qp-rts", setup_rts, op_destroy_qp },
-	{ "create-srq", setup_pd, op_create_srq },
-	{ "destroy-srq", setup_srq, op_destroy_srq },
-	{ "alloc-mw", setup_pd, op_alloc_mw },
-	{ "dealloc-mw", setup_mw, op_dealloc_mw },
-	{ "umad-open", no_setup, op_umad_open },
-	{ "umad-register", setup_umad, op_register },
-	{ "umad-unregister", setup_agent, op_unregister },
-	{ "umad-send", setup_agent, op_send },
+	{ "alloc-pd", no_setup, op_alloc_pd, 0 },
+	{ "dealloc-pd", setup_pd, op_dealloc_pd, 0 },
+	{ "reg-mr-4k", setup_pd, op_reg_mr_4k, 0 },
+	{ "reg-mr-4m", setup_pd, op_reg_mr_4m, 0 },
+	{ "dereg-mr-4m", setup_mr, op_dereg_mr, 0 },
+	{ "create-cq", no_setup, op_create_cq, 0 },
+	{ "destroy-cq", need_cq, op_destroy_cq, 0 },
+	{ "create-qp-rc", setup_pd_cq, op_create_rc, 0 },
+	{ "create-qp-ud", setup_pd_cq, op_create_ud, 0 },
+	/* libmlx4 queries the port before a modify with a port: the modify armed */
+	{ "modify-qp-init", setup_reset, op_to_init, IB_USER_VERBS_CMD_MODIFY_QP },
+	{ "modify-qp-rtr", setup_init, op_to_rtr, IB_USER_VERBS_CMD_MODIFY_QP },
+	{ "modify-qp-rts", setup_rtr, op_to_rts, IB_USER_VERBS_CMD_MODIFY_QP },
+	{ "destroy-qp-rts", setup_rts, op_destroy_qp, 0 },
+	{ "create-srq", setup_pd, op_create_srq, 0 },
+	{ "destroy-srq", setup_srq, op_destroy_srq, 0 },
+	{ "alloc-mw", setup_pd, op_alloc_mw, 0 },
+	{ "dealloc-mw", setup_mw, op_dealloc_mw, 0 },
+	{ "umad-open", no_setup, op_umad_open, 0 },
+	{ "umad-register", setup_umad, op_register, 0 },
+	{ "umad-unregister", setup_agent, op_unregister, 0 },
+	{ "umad-send", setup_agent, op_send, 0 },
 };
 
 /* the destroys: a failed one leaves the object, which a second one removes */
@@ -619,9 +641,11 @@ static int run_once(struct st *s, const struct op *o, unsigned int n, int *setup
 	}
 	arm_calls = 0;
 	arm_left = -1;
+	arm_cmd = o->cmd ? o->cmd : -1;
 	arm_n = n;
 	r = o->run(s);
 	arm_n = 0;
+	arm_cmd = -1;
 	return r;
 }
 

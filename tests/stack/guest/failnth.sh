@@ -11,8 +11,9 @@
 # (fail_page_alloc, min-order 0), sleeping or not, the task makes in the
 # call; the injections are not logged (verbose 0).  On the debug kernel
 # only (fail-nth, failslab, fail_page_alloc); one node under opensm.  Then
-# the device's resource counts (rdma resource) are as before the tool, and
-# the run's end judges the rest: no kernel splat, kmemleak's final scan,
+# the device's resource counts (rdma resource) are as before the tool, no
+# destroy failed to take its QP out of the card, and the run's end judges
+# the rest: no kernel splat, kmemleak's final scan,
 # the model's accounting at the card's closing.
 #   FAILNTH      the tool (default build/failnth/failnth)
 #   FAILNTH_OPS  the operations to sweep (default: all of them)
@@ -26,8 +27,9 @@ all_ops="alloc-pd dealloc-pd reg-mr-4k reg-mr-4m dereg-mr-4m create-cq destroy-c
 create-qp-rc create-qp-ud modify-qp-init modify-qp-rtr modify-qp-rts destroy-qp-rts
 create-srq destroy-srq alloc-mw dealloc-mw umad-open umad-register umad-unregister umad-send"
 read -ra ops <<<"$(echo ${FAILNTH_OPS:-$all_ops})"
-# the set-up, one per operation, the tool's exit, the resource counts
-plan $((${#ops[@]} + 3))
+# the set-up, one per operation, the tool's exit, the resource counts, the
+# destroys' modify to RESET
+plan $((${#ops[@]} + 4))
 
 mountpoint -q "$dbg" || mount -t debugfs none "$dbg"
 if [ ! -e /proc/self/fail-nth ] || [ ! -d "$dbg/failslab" ] || [ ! -d "$dbg/fail_page_alloc" ]; then
@@ -47,6 +49,7 @@ expect "$t: fault injection set up (every slab and page allocation, fail-nth)" s
 # res_counts: mlx4_0's objects by type, as the rdma tool counts them
 res_counts() { rdma resource show mlx4_0 2>/dev/null | sed 's/^[0-9]*: mlx4_0: *//'; }
 before=$(res_counts)
+k=$(klog_mark)
 out=$(mktemp)
 "$tool" "${ops[@]}" >"$out" 2>&1
 rc=$?
@@ -62,5 +65,10 @@ grep -vE '^(PASS|FAIL) failnth [a-z0-9-]+: ' "$out" | sed 's/^/    /'
 expect "$t: the tool exited 0 ($rc)" [ "$rc" = 0 ]
 after=$(res_counts)
 expect "$t: mlx4_0's resource counts as before the tool ($after)" same "$before" "$after"
+# a destroy takes its QP out of the card whatever fails (mlx4_ib used to
+# allocate for the modify to RESET, and skip it when that failed: the QP
+# stayed live in the card)
+reset_failed() { klog_since "$k" | grep -E 'mlx4_ib: QP 0x[0-9a-f]+: modify to RESET failed'; }
+expect "$t: no QP's modify to RESET failed in a destroy" eval '! reset_failed'
 rm -f "$out"
 exit 0
