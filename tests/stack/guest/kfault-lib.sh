@@ -44,7 +44,8 @@ kf_unbind() { echo "$kf_bdf" >"$kf_drv/unbind"; }
 kf_bound() { [ -e "$kf_drv/$kf_bdf" ]; }
 
 # kf_bind N [COUNT]: bind mlx4_core with the Nth fault point after the
-# card's reset failing; leaves the card as the bind left it and sets
+# card's reset failing (N 0: none); leaves the card as the bind left it
+# and sets
 #   kf_armed   1 if fail-nth was set during the reset
 #   kf_done    1 if the bind ended within 300 s (else it hangs)
 #   kf_err     what the write to bind said (empty: it succeeded)
@@ -68,7 +69,9 @@ kf_bind() {
 	child=$!
 	kf_armed=0
 	for _ in $(seq 600); do
-		if grep -qs mlx4_reset "/proc/$child/stack"; then
+		if [ "$1" = 0 ]; then
+			break
+		elif grep -qs mlx4_reset "/proc/$child/stack"; then
 			echo "$1" >"/proc/$child/fail-nth" && kf_armed=1
 			break
 		fi
