@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,24 +130,33 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 struct st {
 	struct ibv_context *ctx;
+	void *buf;
+	__u16 lid;
+	int umad_index;
+	__u64 tid;
+	char why[160];		/* what a check found wrong */
+	/* from here on, what one operation uses (tidy() clears it) */
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	struct ibv_srq *srq;
 	struct ibv_mw *mw;
-	void *buf;
-	__u16 lid;
-	int umad_index;
 	int ufd;		/* /dev/infiniband/umadN */
 	int agent;		/* a registered agent, -1: none */
-	__u64 tid;
-	char why[160];		/* what a check found wrong */
 };
 
 static int ret_errno(int r)
 {
 	return r ? -(r > 0 ? r : EIO) : 0;
+}
+
+/* a destroy's result (-errno); the object forgotten if it went */
+static int gone(int r, void **obj)
+{
+	if (!r)
+		*obj = NULL;
+	return ret_errno(r);
 }
 
 static int need_pd(struct st *s)
@@ -217,35 +227,6 @@ static int qp_state(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
-/* free what an operation left, without injection */
-static void tidy(struct st *s)
-{
-	if (s->mw && ibv_dealloc_mw(s->mw))
-		fprintf(stderr, "failnth: dealloc MW: %m\n");
-	if (s->qp && ibv_destroy_qp(s->qp))
-		fprintf(stderr, "failnth: destroy QP: %m\n");
-	if (s->srq && ibv_destroy_srq(s->srq))
-		fprintf(stderr, "failnth: destroy SRQ: %m\n");
-	if (s->mr && ibv_dereg_mr(s->mr))
-		fprintf(stderr, "failnth: dereg MR: %m\n");
-	if (s->cq && ibv_destroy_cq(s->cq))
-		fprintf(stderr, "failnth: destroy CQ: %m\n");
-	if (s->pd && ibv_dealloc_pd(s->pd))
-		fprintf(stderr, "failnth: dealloc PD: %m\n");
-	if (s->agent >= 0 && syscall(SYS_ioctl, s->ufd, IB_USER_MAD_UNREGISTER_AGENT, &s->agent))
-		fprintf(stderr, "failnth: unregister agent: %m\n");
-	if (s->ufd >= 0)
-		close(s->ufd);
-	s->mw = NULL;
-	s->qp = NULL;
-	s->srq = NULL;
-	s->mr = NULL;
-	s->cq = NULL;
-	s->pd = NULL;
-	s->agent = -1;
-	s->ufd = -1;
-}
-
 /* --- the operations: setup (no injection), the armed call, a check -------- */
 
 static int no_setup(struct st *s)
@@ -261,11 +242,7 @@ static int op_alloc_pd(struct st *s)
 
 static int op_dealloc_pd(struct st *s)
 {
-	int r = ret_errno(ibv_dealloc_pd(s->pd));
-
-	if (!r)
-		s->pd = NULL;
-	return r;
+	return gone(ibv_dealloc_pd(s->pd), (void **)&s->pd);
 }
 
 static int reg_mr(struct st *s, size_t len)
@@ -291,11 +268,7 @@ static int setup_mr(struct st *s)
 
 static int op_dereg_mr(struct st *s)
 {
-	int r = ret_errno(ibv_dereg_mr(s->mr));
-
-	if (!r)
-		s->mr = NULL;
-	return r;
+	return gone(ibv_dereg_mr(s->mr), (void **)&s->mr);
 }
 
 static int op_create_cq(struct st *s)
@@ -306,11 +279,7 @@ static int op_create_cq(struct st *s)
 
 static int op_destroy_cq(struct st *s)
 {
-	int r = ret_errno(ibv_destroy_cq(s->cq));
-
-	if (!r)
-		s->cq = NULL;
-	return r;
+	return gone(ibv_destroy_cq(s->cq), (void **)&s->cq);
 }
 
 static int setup_pd_cq(struct st *s)
@@ -340,11 +309,7 @@ static int setup_rc(struct st *s)
 
 static int op_destroy_qp(struct st *s)
 {
-	int r = ret_errno(ibv_destroy_qp(s->qp));
-
-	if (!r)
-		s->qp = NULL;
-	return r;
+	return gone(ibv_destroy_qp(s->qp), (void **)&s->qp);
 }
 
 /* setup_state: an RC QP in the state before the one the operation moves to */
@@ -426,11 +391,7 @@ static int setup_srq(struct st *s)
 
 static int op_destroy_srq(struct st *s)
 {
-	int r = ret_errno(ibv_destroy_srq(s->srq));
-
-	if (!r)
-		s->srq = NULL;
-	return r;
+	return gone(ibv_destroy_srq(s->srq), (void **)&s->srq);
 }
 
 static int op_alloc_mw(struct st *s)
@@ -446,11 +407,7 @@ static int setup_mw(struct st *s)
 
 static int op_dealloc_mw(struct st *s)
 {
-	int r = ret_errno(ibv_dealloc_mw(s->mw));
-
-	if (!r)
-		s->mw = NULL;
-	return r;
+	return gone(ibv_dealloc_mw(s->mw), (void **)&s->mw);
 }
 
 static int setup_pd(struct st *s)
@@ -569,6 +526,27 @@ static int op_send(struct st *s)
 			 "the answer: read %zd, status %u, method 0x%x, attribute 0x%02x%02x",
 			 r, m.hdr.status, m.mad[3], m.mad[16], m.mad[17]);
 	return 0;
+}
+
+/* free what an operation left, without injection */
+static void tidy(struct st *s)
+{
+	int bad = 0;
+
+	bad |= s->mw && op_dealloc_mw(s);
+	bad |= s->qp && op_destroy_qp(s);
+	bad |= s->srq && op_destroy_srq(s);
+	bad |= s->mr && op_dereg_mr(s);
+	bad |= s->cq && op_destroy_cq(s);
+	bad |= s->pd && op_dealloc_pd(s);
+	bad |= s->agent >= 0 && op_unregister(s);
+	if (bad)
+		fprintf(stderr, "failnth: a clean-up without a fault failed\n");
+	if (s->ufd >= 0)
+		close(s->ufd);
+	memset(&s->pd, 0, sizeof(*s) - offsetof(struct st, pd));
+	s->ufd = -1;
+	s->agent = -1;
 }
 
 struct op {

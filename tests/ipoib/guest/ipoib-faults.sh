@@ -165,12 +165,8 @@ f_rmmod() {
 with_fault() {	# with_fault FAULT INDEX
 	local f=$1 port=$((5200 + $2)) pid st got fin rc res
 	if [ "$NODE" = 1 ]; then
-		rm -f "$prog"
-		TCPXFER_PROGRESS=$prog python3 "$xfer_py" recv "$port" "$mib" >"$out" 2>&1 &
-		pid=$!
-		st=listening
-		wait_listen 60 "$port" "$pid" || st="no receiver"
-		got=$(peer_xchg "$t: $f: start" "$st")
+		xfer_recv_start "$t: $f: start" "$port" "$mib" "$prog" "$out"
+		pid=$xfer_pid st=$xfer_st got=$xfer_got
 		if [ "$st" = listening ] && [ "$got" = sending ]; then
 			expect "$t: $f: the stream is under way (8 MiB in)" \
 				wait_for 120 received $((8 * 1048576))

@@ -84,12 +84,8 @@ xfer() {	# xfer MODE PORT
 	XCHG_BOUND=240 barrier "$t: $m: ready" || echo "note: the other node did not come to the barrier"
 	k=$(klog_mark)
 	if [ "$NODE" = 1 ]; then
-		rm -f "$prog"
-		TCPXFER_PROGRESS=$prog python3 "$xfer_py" recv "$port" "$mib" >"$out" 2>&1 &
-		pid=$!
-		st=listening
-		wait_listen 60 "$port" "$pid" || st="no receiver"
-		got=$(peer_xchg "$t: $m: start" "$st")
+		xfer_recv_start "$t: $m: start" "$port" "$mib" "$prog" "$out"
+		pid=$xfer_pid st=$xfer_st got=$xfer_got
 		if [ "$st" = listening ] && [ "$got" = sending ]; then
 			expect "$t: $m: the stream is under way (1 MiB in)" wait_for 120 received 1048576
 		else
