@@ -54,7 +54,7 @@ kf_bound() { [ -e "$kf_drv/$kf_bdf" ]; }
 #   kf_left    with COUNT: the child's fail-nth read back after the bind
 #              (the points it did not pass, plus those of the read's open)
 kf_bind() {
-	local m child errf leftf
+	local m child errf leftf st
 	m=$(klog_mark)
 	errf=$(mktemp)
 	leftf=$(mktemp)
@@ -68,15 +68,16 @@ kf_bind() {
 	fi
 	child=$!
 	kf_armed=0
-	for _ in $(seq 600); do
-		if [ "$1" = 0 ]; then
-			break
-		elif grep -qs mlx4_reset "/proc/$child/stack"; then
+	# (bash builtins only while polling: an exec under TCG can outlast
+	# the reset)
+	for _ in $(seq 1500); do
+		[ "$1" = 0 ] && break
+		mapfile -t st <"/proc/$child/stack" 2>/dev/null || break
+		if [[ "${st[*]}" == *mlx4_reset* ]]; then
 			echo "$1" >"/proc/$child/fail-nth" && kf_armed=1
 			break
 		fi
-		kill -0 "$child" 2>/dev/null || break
-		sleep 0.05
+		sleep 0.02
 	done
 	kf_done=0
 	wait_for 300 all_gone "$child" && kf_done=1
