@@ -3,7 +3,8 @@
 # IPoIB through failing atomic allocations, on two nodes under opensm, on
 # the debug kernel (failslab, fail_page_alloc).  In datagram mode, then in
 # connected mode: node 2 sends a TCP stream of $MIB MiB to node 1 over ib0
-# (tests/testbed/guest/tcpxfer.py); while it runs, both nodes fail
+# (tests/testbed/guest/tcpxfer.py) at $RATE MiB/s; from before it starts
+# (connection set-up included) to its end, both nodes fail
 # $PERCENT percent of the atomic slab and page allocations of the whole
 # kernel (ignore-gfp-wait Y: the softirq and NAPI paths of IPoIB and of the
 # network stack, nothing that may sleep, so the guest's root file system
@@ -22,6 +23,7 @@ xfer_py=$here/../../testbed/guest/tcpxfer.py
 dbg=/sys/kernel/debug
 mib=${MIB:-16}
 percent=${PERCENT:-2}
+rate=${RATE:-2}		# MiB/s: the stream lasts, the injections meet it
 limit=${XFER_LIMIT:-400}	# seconds a transfer may take
 times0=1000000
 if [ "${NODES:-1}" != 2 ]; then
@@ -84,6 +86,7 @@ xfer() {	# xfer MODE PORT
 	XCHG_BOUND=240 barrier "$t: $m: ready" || echo "note: the other node did not come to the barrier"
 	k=$(klog_mark)
 	if [ "$NODE" = 1 ]; then
+		expect "$t: $m: $percent % of the atomic allocations failing" inj_on
 		xfer_recv_start "$t: $m: start" "$port" "$mib" "$prog" "$out"
 		pid=$xfer_pid st=$xfer_st got=$xfer_got
 		if [ "$st" = listening ] && [ "$got" = sending ]; then
@@ -91,18 +94,18 @@ xfer() {	# xfer MODE PORT
 		else
 			fail "$t: $m: the stream is under way" "receiver: $st, sender: ${got:-no answer}"
 		fi
-		expect "$t: $m: $percent % of the atomic allocations failing" inj_on
 		reap "$pid" "$limit"
 		rc=$?
 		inj_off
 	else
+		expect "$t: $m: $percent % of the atomic allocations failing" inj_on
 		got=$(peer_xchg "$t: $m: start" sending)
 		pid=
 		if [ "$got" = listening ]; then
-			timeout "$limit" python3 "$xfer_py" send "$peer" "$port" "$mib" >"$out" 2>&1 &
+			timeout "$limit" python3 "$xfer_py" send "$peer" "$port" "$mib" "$rate" \
+				>"$out" 2>&1 &
 			pid=$!
 		fi
-		expect "$t: $m: $percent % of the atomic allocations failing" inj_on
 		rc=1
 		[ -n "$pid" ] && { wait "$pid"; rc=$?; }
 		inj_off
