@@ -18,8 +18,6 @@ set -u
 # shellcheck source-path=SCRIPTDIR source=../../stack/guest/lib.sh
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-ipoib-kfault}
-here=$(cd "$(dirname "$0")" && pwd)
-xfer_py=$here/../../testbed/guest/tcpxfer.py
 dbg=/sys/kernel/debug
 mib=${MIB:-16}
 percent=${PERCENT:-2}
@@ -99,13 +97,8 @@ xfer() {	# xfer MODE PORT
 		inj_off
 	else
 		expect "$t: $m: $percent % of the atomic allocations failing" inj_on
-		got=$(peer_xchg "$t: $m: start" sending)
-		pid=
-		if [ "$got" = listening ]; then
-			timeout "$limit" python3 "$xfer_py" send "$peer" "$port" "$mib" "$rate" \
-				>"$out" 2>&1 &
-			pid=$!
-		fi
+		xfer_send_start "$t: $m: start" "$port" "$mib" "$rate" "$limit" "$out"
+		pid=$xfer_pid got=$xfer_got
 		rc=1
 		[ -n "$pid" ] && { wait "$pid"; rc=$?; }
 		inj_off
