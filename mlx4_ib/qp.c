@@ -483,19 +483,19 @@ int mlx4_ib_destroy_qp(struct ib_qp *ibqp)
 	struct mlx4_ib_cq *rcq = qp->rcq;
 	struct mlx4_ib_srq *srq = ibqp->srq ? to_msrq(ibqp->srq) : NULL;
 	unsigned long flags, cq_flags;
-	void *context;
 	u32 qpn = qp->mqp.qpn;
 
 	mlx4_ib_mcg_leave_all(qp);
 	mutex_lock(&qp->mutex);
-	if (qp->state != IB_QPS_RESET && !mlx4_is_internal_error(dev->dev)) {
-		context = kzalloc(MLX4_QP_CONTEXT_SIZE, GFP_KERNEL);
-		if (!context ||
-		    mlx4_qp_modify(dev->dev, &qp->mqp, mlx4_ib_to_hw_state(qp->state),
-				   MLX4_QP_STATE_RST, context, 0, 0))
-			mlx4_ib_warn(dev, "QP 0x%x: modify to RESET failed\n", qpn);
-		kfree(context);
-	}
+	/*
+	 * 2RST_QP takes no context: nothing to allocate, so that a destroy
+	 * under memory pressure still takes the QP out of the card, as
+	 * upstream's
+	 */
+	if (qp->state != IB_QPS_RESET && !mlx4_is_internal_error(dev->dev) &&
+	    mlx4_qp_modify(dev->dev, &qp->mqp, mlx4_ib_to_hw_state(qp->state),
+			   MLX4_QP_STATE_RST, NULL, 0, 0))
+		mlx4_ib_warn(dev, "QP 0x%x: modify to RESET failed\n", qpn);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	mutex_unlock(&qp->mutex);
 

@@ -218,6 +218,20 @@ def ipfuzz_build(ctx):
         yield "FAIL ipoib: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
 
 
+def failnth_build(ctx):
+    out = os.path.join(TOP, "build/failnth/failnth")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    # -rdynamic: its ioctl() and write() stand in for libc's in libibverbs
+    # and the provider it loads
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-rdynamic",
+            "-I", os.path.join(TOP, "include/uapi"), "-o", out,
+            os.path.join(TOP, "tests/stack/failnth.c"), "-libverbs"])
+    if r.returncode == 0:
+        yield "PASS kfaults: the fault-point sweeper builds without a warning"
+    else:
+        yield "FAIL kfaults: the fault-point sweeper builds: " + " ".join(r.stdout.splitlines()[:3])
+
+
 def nlfuzz_build(ctx):
     os.makedirs(os.path.dirname(ctx.nlfuzz), exist_ok=True)
     r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-o", ctx.nlfuzz,
@@ -470,6 +484,20 @@ for k in ("6.1", "6.12"):
            tier="full", timeout=3600)
 g.item("wirefuzz-inbox-6.1", inbox(), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "1000000"},
        tier="full", timeout=3600)
+
+g = group("kfaults", "the kernel's fault injection (debug kernel) on our modules: every fault point "
+          "of single verbs and umad operations (fail-nth), a sample over the whole bring-up, "
+          "atomic allocations failing under IPoIB traffic in both modes")
+# failslab, fail_page_alloc and fail-nth exist on the debug kernel only; the
+# sweeps and the bring-up share one boot (the bring-up last: it unbinds the
+# card and rebinds it); IPoIB on two nodes
+KF = ours("6.1-debug", part="kfault")
+g.step("failnth-build", failnth_build, tier="debug")
+g.item("failnth-6.1-debug", KF, ST + "/failnth.sh", tier="debug", timeout=1200)
+g.item("bringup-enomem-6.1-debug", KF, ST + "/bringup-enomem.sh", tier="debug", timeout=1200,
+       last=True, unloads=1)
+g.item("ipoib-kfault-6.1-debug", ours("6.1-debug", nodes=2, part="kfault"),
+       "tests/ipoib/guest/ipoib-kfault.sh", tier="debug", timeout=1200)
 
 g = group("kverbs", "the kernel verbs self-test (tests/kverbs) on one node and across two")
 g.item("kverbs-ours-6.1", ours(), ST + "/kverbs-selftest.sh", needs=("kverbs",), timeout=900)

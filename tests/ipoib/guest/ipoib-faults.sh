@@ -25,8 +25,6 @@
 set -u
 . "$(dirname "$0")/../../stack/guest/lib.sh"
 t=${TESTNAME:-ipoib-faults}
-here=$(cd "$(dirname "$0")" && pwd)
-xfer_py=$here/../../testbed/guest/tcpxfer.py
 if [ "${NODES:-1}" != 2 ]; then
 	plan 1
 	fail "$t: two nodes" "NODES=${NODES:-1}: run with tests/vm/run --nodes 2 --sm"
@@ -165,12 +163,8 @@ f_rmmod() {
 with_fault() {	# with_fault FAULT INDEX
 	local f=$1 port=$((5200 + $2)) pid st got fin rc res
 	if [ "$NODE" = 1 ]; then
-		rm -f "$prog"
-		TCPXFER_PROGRESS=$prog python3 "$xfer_py" recv "$port" "$mib" >"$out" 2>&1 &
-		pid=$!
-		st=listening
-		wait_listen 60 "$port" "$pid" || st="no receiver"
-		got=$(peer_xchg "$t: $f: start" "$st")
+		xfer_recv_start "$t: $f: start" "$port" "$mib" "$prog" "$out"
+		pid=$xfer_pid st=$xfer_st got=$xfer_got
 		if [ "$st" = listening ] && [ "$got" = sending ]; then
 			expect "$t: $f: the stream is under way (8 MiB in)" \
 				wait_for 120 received $((8 * 1048576))
@@ -189,13 +183,8 @@ with_fault() {	# with_fault FAULT INDEX
 				"receiver exited $rc: $res (sender: ${fin:-no answer})"
 		fi
 	else
-		got=$(peer_xchg "$t: $f: start" sending)
-		pid=
-		if [ "$got" = listening ]; then
-			timeout "$limit" python3 "$xfer_py" send "$peer" "$port" "$mib" "$rate" \
-				>"$out" 2>&1 &
-			pid=$!
-		fi
+		xfer_send_start "$t: $f: start" "$port" "$mib" "$rate" "$limit" "$out"
+		pid=$xfer_pid got=$xfer_got
 		"f_$f"
 		rc=1
 		[ -n "$pid" ] && { wait "$pid"; rc=$?; }

@@ -7,11 +7,8 @@
 # fails).  One node, no SM.
 #
 # mlx4_core is unbound from the card, then bound again and again by a
-# child shell (the probe runs in the binding task).  Its fail-nth is set
-# only while the probe sleeps in the card's reset (seen in
-# /proc/PID/stack): the count starts in mlx4_core's own code, after the
-# PCI core's and ACPI's allocations of the bind (ACPI's error paths do not
-# survive injected failures: a use-after-free in the kernel's ACPICA), and
+# child shell with its fail-nth set during the card's reset
+# (kfault-lib.sh): the count starts in mlx4_core's own code and
 # is the same from one bind to the next.  Page allocations are no fault
 # points (fail_page_alloc's min-order above the largest): which of them a
 # path makes depends on the state of the slabs.  Every injected failure is
@@ -25,63 +22,48 @@
 # without injection and comes up as usual.
 set -u
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=kfault-lib.sh
+. "$(dirname "$0")/kfault-lib.sh"
 t=${TESTNAME:-eq-enomem}
-drv=/sys/bus/pci/drivers/mlx4_core
-dbg=/sys/kernel/debug
+drv=$kf_drv
+dbg=$kf_dbg
 # the tools, the unbind, every attempt armed, the search, the points of the
 # first EQ's creation, no oops, the bind after, mlx4_0 back, INIT
 plan 9
 
-mountpoint -q "$dbg" || mount -t debugfs none "$dbg"
-if [ ! -e /proc/self/fail-nth ] || [ ! -d "$dbg/failslab" ] || [ ! -d "$dbg/fail_page_alloc" ]; then
+if ! kf_available; then
 	fail "$t: fault injection in this kernel ($KVER)" \
 		"no /proc/self/fail-nth or $dbg/failslab, fail_page_alloc: run it on the debug kernel"
 	exit 0
 fi
 # GFP_KERNEL allocations fail too; every injection logged with its stack;
 # no page allocation is a fault point
-if echo N >"$dbg/failslab/ignore-gfp-wait" && echo 2 >"$dbg/failslab/verbose" &&
-	echo 0 >"$dbg/failslab/verbose_ratelimit_interval_ms" &&
-	echo 99 >"$dbg/fail_page_alloc/min-order"; then
+if kf_setup 0; then
 	pass "$t: fault injection set up (failslab for every allocation, fail-nth)"
 else
 	fail "$t: fault injection set up" "writing $dbg/failslab or fail_page_alloc failed"
 fi
 
-bdf=$(basename "$(readlink -f "$ibdev/device")")
-unbind() { echo "$bdf" >"$drv/unbind"; }
-expect "$t: unbind mlx4_core from $bdf" unbind
+bdf=$kf_bdf
+expect "$t: unbind mlx4_core from $bdf" kf_unbind
 
 # attempt N: bind with the Nth fault point after the card's reset failing;
 # sets armed (fail-nth set in time: 0/1), cls (pre: before the first
 # mlx4_create_eq; eq: in an mlx4_create_eq; post: later, or no injection
 # seen), site (the caller of mlx4_create_eq in the stack), bound, oops;
 # leaves the card unbound
-cls=post site='' bound=0 oops=0 armed=0 narmed=0 nattempts=0 oopses=0
+cls=post site='' bound=0 oops=0 narmed=0 nattempts=0 oopses=0
 attempt() {
-	local m child log trace
-	m=$(klog_mark)
-	(echo "$bdf" >"$drv/bind") 2>/dev/null &
-	child=$!
-	armed=0
-	for _ in $(seq 600); do
-		if grep -qs mlx4_reset "/proc/$child/stack"; then
-			echo "$1" >"/proc/$child/fail-nth" && armed=1
-			break
-		fi
-		kill -0 "$child" 2>/dev/null || break
-		sleep 0.05
-	done
-	wait "$child"
+	local trace log
+	kf_bind "$1"
 	nattempts=$((nattempts + 1))
-	narmed=$((narmed + armed))
+	narmed=$((narmed + kf_armed))
 	bound=0
-	[ -e "$drv/$bdf" ] && bound=1
-	log=$(klog_since "$m")
-	oops=0
-	grep -Eq 'Oops|BUG:|general protection|KASAN' <<<"$log" && oops=1
+	kf_bound && bound=1
+	log=$kf_log
+	oops=$kf_oops
 	site=
-	trace=$(sed -n '/FAULT_INJECTION: forcing a failure/,/<\/TASK>/p' <<<"$log" | grep -v ' ? ')
+	trace=$(kf_trace)
 	if [ -z "$trace" ]; then
 		cls=none
 	elif grep -q 'mlx4_create_eq+' <<<"$trace"; then
@@ -93,7 +75,7 @@ attempt() {
 	else
 		cls=pre
 	fi
-	[ "$bound" = 1 ] && unbind
+	[ "$bound" = 1 ] && kf_unbind
 	oopses=$((oopses + oops))
 	[ "$oops" = 1 ] && echo "$t: N=$1: an oops or a KASAN report (in the kernel log)"
 	return 0

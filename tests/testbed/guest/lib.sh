@@ -237,6 +237,34 @@ ib0_as_found() {
 		{ [ "$ib0_added" = 0 ] || ! ib0_has_addr; } &&
 		{ [ "$ib0_up0" = 1 ] || ! ib0_is_up; }
 }
+# xfer_recv_start TAG PORT MIB PROG OUT: (node 1 of a TCP transfer over
+# ib0) tcpxfer.py receives MIB MiB on PORT in the background (its progress
+# in file PROG, its output in OUT), and node 2 hears under TAG whether it
+# listens; sets xfer_pid, xfer_st ("listening" or "no receiver") and
+# xfer_got (node 2's answer: "sending" when its sender started)
+xfer_recv_start() {
+	rm -f "$4"
+	TCPXFER_PROGRESS=$4 python3 "$(dirname "${BASH_SOURCE[0]}")/tcpxfer.py" recv "$2" "$3" \
+		>"$5" 2>&1 &
+	xfer_pid=$!
+	xfer_st=listening
+	wait_listen 60 "$2" "$xfer_pid" || xfer_st="no receiver"
+	# shellcheck disable=SC2034 # for the caller
+	xfer_got=$(peer_xchg "$1" "$xfer_st")
+}
+# xfer_send_start TAG PORT MIB RATE LIMIT OUT: (node 2) hears under TAG
+# whether node 1 listens (and says "sending"), then tcpxfer.py sends MIB
+# MiB at RATE MiB/s to node 1's PORT over ib0 in the background (at most
+# LIMIT s, its output in OUT); sets xfer_got (node 1's answer) and xfer_pid
+# (empty if node 1 did not listen)
+xfer_send_start() {
+	xfer_got=$(peer_xchg "$1" sending)
+	xfer_pid=
+	[ "$xfer_got" = listening ] || return 0
+	timeout "$5" python3 "$(dirname "${BASH_SOURCE[0]}")/tcpxfer.py" send "$ib0_peer" "$2" \
+		"$3" "$4" >"$6" 2>&1 &
+	xfer_pid=$!
+}
 # a line for a FAIL: how ib0 was found and how it is
 ib0_state() {
 	echo "was: ${ib0_mode0:-no mode}, MTU $ib0_mtu0, up $ib0_up0; now: $(cat "$ib0_sys/mode" 2>/dev/null || echo no mode), MTU $(cat "$ib0_sys/mtu"), $(ip -o addr show dev ib0 | tr '\n' ' ')"

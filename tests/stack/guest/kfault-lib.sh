@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154
+# (SC2034: the kf_ results are for the scripts that source this; SC2154:
+# ibdev, klog_mark and the rest come from lib.sh, sourced before)
+# Kernel fault injection on mlx4_core's bind (the debug kernel: failslab,
+# fail_page_alloc, /proc/PID/fail-nth), for eq-enomem.sh and
+# bringup-enomem.sh; source after lib.sh.
+#
+# mlx4_core is bound to the card by a child shell (the probe, and with it
+# the clients' add of the new device, runs in the binding task).  The
+# child's fail-nth is set only while the probe sleeps in the card's reset
+# (seen in /proc/PID/stack): the count starts in mlx4_core's own code,
+# after the PCI core's and ACPI's allocations of the bind (ACPI's error
+# paths do not survive injected failures: a use-after-free in the kernel's
+# ACPICA).
+
+kf_drv=/sys/bus/pci/drivers/mlx4_core
+kf_dbg=/sys/kernel/debug
+kf_bdf=$(basename "$(readlink -f "$ibdev/device")")
+
+# kf_available: this kernel has fail-nth, failslab and fail_page_alloc
+kf_available() {
+	mountpoint -q "$kf_dbg" || mount -t debugfs none "$kf_dbg"
+	[ -e /proc/self/fail-nth ] && [ -d "$kf_dbg/failslab" ] && [ -d "$kf_dbg/fail_page_alloc" ]
+}
+
+# kf_setup PAGES: every slab allocation, sleeping or not, is a fault point,
+# and every page allocation too if PAGES is 1 (else none: fail_page_alloc's
+# min-order above the largest); each injection logged with its stack
+kf_setup() {
+	local f
+	for f in failslab fail_page_alloc; do
+		echo N >"$kf_dbg/$f/ignore-gfp-wait" && echo 2 >"$kf_dbg/$f/verbose" &&
+			echo 0 >"$kf_dbg/$f/verbose_ratelimit_interval_ms" || return 1
+	done
+	if [ "$1" = 1 ]; then
+		echo 0 >"$kf_dbg/fail_page_alloc/min-order"
+	else
+		echo 99 >"$kf_dbg/fail_page_alloc/min-order"
+	fi
+}
+
+kf_unbind() { echo "$kf_bdf" >"$kf_drv/unbind"; }
+kf_bound() { [ -e "$kf_drv/$kf_bdf" ]; }
+
+# kf_bind N [COUNT]: bind mlx4_core with the Nth fault point after the
+# card's reset failing (N 0: none); leaves the card as the bind left it
+# and sets
+#   kf_armed   1 if fail-nth was set during the reset
+#   kf_done    1 if the bind ended within 300 s (else it hangs)
+#   kf_err     what the write to bind said (empty: it succeeded)
+#   kf_log     the kernel log of the bind
+#   kf_oops    1 if that log holds an oops or a KASAN report
+#   kf_left    with COUNT: the child's fail-nth read back after the bind
+#              (the points it did not pass, plus those of the read's open)
+kf_bind() {
+	local m child errf leftf st
+	m=$(klog_mark)
+	errf=$(mktemp)
+	leftf=$(mktemp)
+	if [ -n "${2:-}" ]; then
+		(echo "$kf_bdf" >"$kf_drv/bind"
+			read -r l </proc/self/fail-nth
+			echo 0 >/proc/self/fail-nth
+			echo "$l" >"$leftf") 2>"$errf" &
+	else
+		(echo "$kf_bdf" >"$kf_drv/bind") 2>"$errf" &
+	fi
+	child=$!
+	kf_armed=0
+	# (bash builtins only while polling: an exec under TCG can outlast
+	# the reset)
+	for _ in $(seq 1500); do
+		[ "$1" = 0 ] && break
+		mapfile -t st <"/proc/$child/stack" 2>/dev/null || break
+		if [[ "${st[*]}" == *mlx4_reset* ]]; then
+			echo "$1" >"/proc/$child/fail-nth" && kf_armed=1
+			break
+		fi
+		sleep 0.02
+	done
+	kf_done=0
+	wait_for 300 all_gone "$child" && kf_done=1
+	[ "$kf_done" = 1 ] && wait "$child"
+	kf_err=$(sed 's/.*write error: //' "$errf")
+	kf_left=$(cat "$leftf")
+	rm -f "$errf" "$leftf"
+	kf_log=$(klog_since "$m")
+	kf_oops=0
+	grep -Eq 'Oops|BUG:|general protection|KASAN|WARNING:' <<<"$kf_log" && kf_oops=1
+	return 0
+}
+
+# kf_trace: the stack of the injection in kf_log (without the unreliable
+# '?' frames), empty if none was logged (GFP_NOWARN allocations are not)
+kf_trace() {
+	sed -n '/FAULT_INJECTION: forcing a failure/,/<\/TASK>/p' <<<"$kf_log" | grep -v ' ? '
+}
+
+# kf_where: the innermost frame of the stack's in one of our modules
+kf_where() {
+	kf_trace | grep -oE '[A-Za-z0-9_.]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[(mlx4_core|mlx4_ib|ib_core|ib_mad|ib_sa|ib_cm|ib_umad|ib_uverbs|ib_ipoib|iw_cm|rdma_cm|rdma_ucm)\]' |
+		head -n 1 | sed -E 's|/0x[0-9a-f]+ | |'
+}
