@@ -636,12 +636,12 @@ g.item("ipoib-child-mixed-inbox+ours", Boot(stacks=("inbox", "ours"), nodes=2),
 # on ours and 100k on the in-tree 6.1 (the judge) in check-full
 g.step("ipfuzz-build", ipfuzz_build)
 g.item("ipfuzz-ours-6.1", ours(), IP + "/ipfuzz.sh", env={"STACK": "ours", "IPFUZZ_N": "100000"},
-       tier="check", timeout=2400)
+       tier="check", timeout=900)
 for k in ("6.1", "6.12"):
     g.item("ipfuzz-full-ours-" + k, ours(k), IP + "/ipfuzz.sh",
-           env={"STACK": "ours", "IPFUZZ_N": "1000000"}, tier="full", timeout=14400)
+           env={"STACK": "ours", "IPFUZZ_N": "1000000"}, tier="full", timeout=5400)
 g.item("ipfuzz-inbox-6.1", inbox(), IP + "/ipfuzz.sh", env={"STACK": "inbox", "IPFUZZ_N": "100000"},
-       tier="full", timeout=2400)
+       tier="full", timeout=900)
 
 UV = "tests/uverbs/guest"
 g = group("uverbs", "ib_uverbs and mlx4_ib's user ABI (ours): ibv_devinfo against the in-tree "
