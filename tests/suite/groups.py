@@ -160,86 +160,65 @@ def dkms_envs_expect():
     return tuple(ex)
 
 
-def umadtest_build(ctx):
-    os.makedirs(os.path.dirname(ctx.umadtest), exist_ok=True)
-    r = sh(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-pthread",
-            "-I", os.path.join(TOP, "include/uapi"), "-o", ctx.umadtest,
-            os.path.join(TOP, "tests/umad/umadtest.c")])
-    if r.returncode == 0:
-        yield "PASS umad: the test tool builds without a warning"
+def host_tool(group, what, out, srcs, cflags=(), libs=()):
+    """one of the suite's C tools built on the host (-Werror): its PASS or FAIL line"""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror"] + list(cflags) + ["-o", out]
+           + list(srcs) + list(libs))
+    if r.returncode == 0 and srcs:
+        yield "PASS %s: %s builds without a warning" % (group, what)
     else:
-        yield "FAIL umad: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+        yield "FAIL %s: %s builds: %s" % (group, what, " ".join(r.stdout.splitlines()[:3]))
+
+
+UAPI_DIR = os.path.join(TOP, "include/uapi")
+
+
+def tsrc(pattern):
+    return sorted(glob.glob(os.path.join(TOP, pattern)))
+
+
+def umadtest_build(ctx):
+    yield from host_tool("umad", "the test tool", ctx.umadtest, tsrc("tests/umad/umadtest.c"),
+                         ("-Wno-unused-parameter", "-pthread", "-I", UAPI_DIR))
 
 
 def uvtool_build(ctx):
-    os.makedirs(os.path.dirname(ctx.uvtool), exist_ok=True)
-    srcs = sorted(x for x in glob.glob(os.path.join(TOP, "tests/uverbs/*.c"))
-                  if not os.path.basename(x).startswith("uvfuzz"))
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", ctx.uvtool]
-           + srcs + ["-libverbs", "-lpthread"])
-    if r.returncode == 0 and srcs:
-        yield "PASS uverbs: the test tool builds without a warning"
-    else:
-        yield "FAIL uverbs: the test tool builds: " + " ".join(r.stdout.splitlines()[:3])
+    srcs = [x for x in tsrc("tests/uverbs/*.c") if not os.path.basename(x).startswith("uvfuzz")]
+    yield from host_tool("uverbs", "the test tool", ctx.uvtool, srcs, ("-D_GNU_SOURCE",),
+                         ("-libverbs", "-lpthread"))
 
 
 def uvfuzz_build(ctx):
-    os.makedirs(os.path.dirname(ctx.uvfuzz), exist_ok=True)
-    srcs = sorted(glob.glob(os.path.join(TOP, "tests/uverbs/uvfuzz*.c")))
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", ctx.uvfuzz]
-           + srcs + ["-lpthread"])
-    if r.returncode == 0 and srcs:
-        yield "PASS uverbs: the fuzzer builds without a warning"
-    else:
-        yield "FAIL uverbs: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
+    yield from host_tool("uverbs", "the fuzzer", ctx.uvfuzz, tsrc("tests/uverbs/uvfuzz*.c"),
+                         ("-D_GNU_SOURCE",), ("-lpthread",))
 
 
 def umadfuzz_build(ctx):
-    out = os.path.join(TOP, "build/umadfuzz/umadfuzz")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    srcs = sorted(glob.glob(os.path.join(TOP, "tests/umad/umadfuzz*.c")))
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-I", os.path.join(TOP, "include/uapi"),
-            "-o", out] + srcs)
-    if r.returncode == 0 and srcs:
-        yield "PASS umad: the fuzzer builds without a warning"
-    else:
-        yield "FAIL umad: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
+    yield from host_tool("umad", "the fuzzer", os.path.join(TOP, "build/umadfuzz/umadfuzz"),
+                         tsrc("tests/umad/umadfuzz*.c"), ("-I", UAPI_DIR))
 
 
 def ipfuzz_build(ctx):
-    out = os.path.join(TOP, "build/ipfuzz/ipfuzz")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    srcs = sorted(glob.glob(os.path.join(TOP, "tests/ipoib/ipfuzz*.c")))
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-o", out] + srcs
-           + ["-lpthread"])
-    if r.returncode == 0 and srcs:
-        yield "PASS ipoib: the fuzzer builds without a warning"
-    else:
-        yield "FAIL ipoib: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
+    yield from host_tool("ipoib", "the fuzzer", os.path.join(TOP, "build/ipfuzz/ipfuzz"),
+                         tsrc("tests/ipoib/ipfuzz*.c"), ("-D_GNU_SOURCE",), ("-lpthread",))
 
 
 def failnth_build(ctx):
-    out = os.path.join(TOP, "build/failnth/failnth")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
     # -rdynamic: its ioctl() and write() stand in for libc's in libibverbs
     # and the provider it loads
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-rdynamic",
-            "-I", os.path.join(TOP, "include/uapi"), "-o", out,
-            os.path.join(TOP, "tests/stack/failnth.c"), "-libverbs"])
-    if r.returncode == 0:
-        yield "PASS kfaults: the fault-point sweeper builds without a warning"
-    else:
-        yield "FAIL kfaults: the fault-point sweeper builds: " + " ".join(r.stdout.splitlines()[:3])
+    yield from host_tool("kfaults", "the fault-point sweeper",
+                         os.path.join(TOP, "build/failnth/failnth"), tsrc("tests/stack/failnth.c"),
+                         ("-Wno-unused-parameter", "-rdynamic", "-I", UAPI_DIR), ("-libverbs",))
 
 
 def nlfuzz_build(ctx):
-    os.makedirs(os.path.dirname(ctx.nlfuzz), exist_ok=True)
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-o", ctx.nlfuzz,
-            os.path.join(TOP, "tests/netlink/nlfuzz.c")])
-    if r.returncode == 0:
-        yield "PASS netlink: the fuzzer builds without a warning"
-    else:
-        yield "FAIL netlink: the fuzzer builds: " + " ".join(r.stdout.splitlines()[:3])
+    yield from host_tool("netlink", "the fuzzer", ctx.nlfuzz, tsrc("tests/netlink/nlfuzz.c"))
+
+
+def racer_build(ctx):
+    yield from host_tool("races", "the racer", ctx.racer, tsrc("tests/stack/racer.c"),
+                         ("-D_GNU_SOURCE", "-pthread"), ("-libverbs",))
 
 
 # --- checks on a finished boot -------------------------------------------------
@@ -835,18 +814,6 @@ g.step("deb", deb(("6.1", "6.12"), reinstall=True), when="last", tier="full",
 g.step("dkms-envs", dkms_envs, when="last", tier="full", expect=dkms_envs_expect())
 
 
-# === the debug kernel ===============================================================
-# make check-debug: every item of make check that runs our stack on 6.1
-def racer_build(ctx):
-    os.makedirs(os.path.dirname(ctx.racer), exist_ok=True)
-    r = sh(["gcc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread", "-o", ctx.racer,
-            os.path.join(TOP, "tests/stack/racer.c"), "-libverbs"])
-    if r.returncode == 0:
-        yield "PASS races: the racer builds without a warning"
-    else:
-        yield "FAIL races: the racer builds: " + " ".join(r.stdout.splitlines()[:3])
-
-
 g = group("races", "concurrency stress (tests/stack/guest/race.sh, tests/stack/racer.c): a close, exit "
           "or kill against a blocked read (umad, async event, completion channel); two threads "
           "destroying one object; device removal under threads calling uverbs and umad, under a "
@@ -865,6 +832,8 @@ g.item("race-ours-6.1-debug", ours("6.1-debug"), ST + "/race.sh", env={"RACE_SEC
        needs=("racer",), last=True, unloads=1, tier="debug", timeout=2400)
 
 
+# === the debug kernel ===============================================================
+# make check-debug: every item of make check that runs our stack on 6.1
 # runs again on the debug kernel (tests/setup/debug-kernel.sh), where
 # lockdep, KASAN, kmemleak, debugobjects and UBSAN judge it: any report
 # fails the boot (tests/vm/run).  Not the comparisons with the in-tree
