@@ -482,9 +482,9 @@ void ipoib_netlink_exit(void);
 /* mode.c: the mode and umcast for netlink */
 bool ipoib_mode_is_connected(const struct ipoib_dev *priv);
 void ipoib_set_umcast(struct ipoib_dev *priv, bool on);
-unsigned long ipoib_leading_number(const char *s);
 
 /* ethtool.c, sysfs.c, debugfs.c */
+unsigned long ipoib_leading_number(const char *s);
 extern const struct ethtool_ops ipoib_ethtool_ops;
 extern const struct attribute_group ipoib_attr_group;	/* ibN's */
 extern const struct attribute_group ipoib_child_attr_group; /* legacy child */

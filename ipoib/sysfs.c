@@ -72,6 +72,15 @@ static ssize_t umcast_show(struct device *d, struct device_attribute *attr,
 			  test_bit(IPOIB_FLAG_UMCAST, &priv->flags) ? 1 : 0);
 }
 
+/* a digit's value in bases up to 16, or -1 */
+static int ipoib_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;		/* lower case */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 /*
  * The unsigned number that starts s, in C's notation (0x hex, 0 octal,
  * else decimal), wrapping on overflow; no sign and no leading space (those
@@ -86,12 +95,12 @@ unsigned long ipoib_leading_number(const char *s)
 
 	if (s[0] == '0') {
 		base = 8;
-		if ((s[1] == 'x' || s[1] == 'X') && hex_to_bin(s[2]) >= 0) {
+		if ((s[1] == 'x' || s[1] == 'X') && ipoib_digit(s[2]) >= 0) {
 			base = 16;
 			s += 2;
 		}
 	}
-	for (; (d = hex_to_bin(*s)) >= 0 && d < base; s++)
+	for (; (d = ipoib_digit(*s)) >= 0 && d < base; s++)
 		v = v * base + d;
 	return v;
 }
