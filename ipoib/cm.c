@@ -407,7 +407,8 @@ static void ipoib_cm_rx_reap_task(struct work_struct *work)
 	LIST_HEAD(reap);
 
 	spin_lock_irq(&priv->lock);
-	list_splice_init(&priv->cm.rx_reap, &reap);
+	if (!priv->cm.rx_hold)
+		list_splice_init(&priv->cm.rx_reap, &reap);
 	spin_unlock_irq(&priv->lock);
 	list_for_each_entry_safe(rx, tmp, &reap, list) {
 		ib_destroy_cm_id(rx->id);
@@ -1056,7 +1057,15 @@ void ipoib_cm_stop(struct ipoib_dev *priv)
 	if (id)
 		ib_destroy_cm_id(id);
 
-	/* every live passive QP to ERR: its last WQE event starts its drain */
+	/*
+	 * every live passive QP to ERR: its last WQE event starts its drain.
+	 * One already in ERR (a DREQ or REJ came) may get that event while
+	 * we modify it unlocked: nothing is reaped until we are done.
+	 */
+	spin_lock_irq(&priv->lock);
+	priv->cm.rx_hold = true;
+	spin_unlock_irq(&priv->lock);
+	flush_work(&priv->cm.rx_reap_task);
 	spin_lock_irq(&priv->lock);
 	while (!list_empty(&priv->cm.rx_live)) {
 		rx = list_first_entry(&priv->cm.rx_live, struct ipoib_cm_rx, list);
@@ -1068,6 +1077,9 @@ void ipoib_cm_stop(struct ipoib_dev *priv)
 				   rx->qp->qp_num);
 		spin_lock_irq(&priv->lock);
 	}
+	priv->cm.rx_hold = false;
+	if (!list_empty(&priv->cm.rx_reap))
+		queue_work(priv->wq, &priv->cm.rx_reap_task);
 	spin_unlock_irq(&priv->lock);
 
 	while (!ipoib_cm_rx_idle(priv) && time_before(jiffies, until))

@@ -240,6 +240,11 @@ struct ipoib_cm {
 	struct list_head	rx_flush;
 	struct list_head	rx_drain;
 	struct list_head	rx_reap;
+	/*
+	 * (priv->lock) ipoib_cm_stop is moving the live passive QPs to ERR
+	 * (unlocked): the reap task leaves rx_reap alone until it is done
+	 */
+	bool			rx_hold;
 	struct list_head	tx_start;
 	struct list_head	tx_live;
 	struct list_head	tx_reap;
