@@ -458,6 +458,11 @@ g.item("wirefuzz-ours-6.1", ours(), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "100
 g.item("wirefuzz-cm-seed-ours-6.1", ours(), ST + "/wirefuzz.sh",
        env={"WIREFUZZ_N": "8000", "WIREFUZZ_SEED": "507069098", "WIREFUZZ_KIND": "cm"},
        tier="both", timeout=900)
+# regression (debug kernel: KASAN): seed 339926461's connected half had a
+# passive QP, already in error, destroyed by the reap task while
+# ipoib_cm_stop moved it to the error state (a use-after-free)
+g.item("wirefuzz-reap-seed-6.1-debug", ours("6.1-debug"), ST + "/wirefuzz.sh",
+       env={"WIREFUZZ_N": "100000", "WIREFUZZ_SEED": "339926461"}, tier="debug", timeout=1200)
 for k in ("6.1", "6.12"):
     g.item("wirefuzz-full-ours-" + k, ours(k), ST + "/wirefuzz.sh", env={"WIREFUZZ_N": "1000000"},
            tier="full", timeout=3600)

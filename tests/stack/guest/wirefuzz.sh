@@ -26,7 +26,7 @@ ns=wfpeer
 peer=169.254.90.2
 # what the kernel may say while it is fuzzed (rate-limited, or our doing)
 # (ours: rate-limited lines only; the in-tree 6.1's below)
-allow='callbacks suppressed|ib[01]: enabling connected mode|mtu > [0-9]+ will cause multicast packet drops|ibstack-test: mark'
+allow='callbacks suppressed|random: crng init done|ib[01]: enabling connected mode|mtu > [0-9]+ will cause multicast packet drops|ibstack-test: mark'
 if [ "${STACK:-inbox}" = ours ]; then
 	allow+='|ib0: no path to [0-9a-f:]+: -[0-9]+$|ib0: passive QP not ready: -[0-9]+$'
 	allow+='|mlx4_core [0-9a-f:.]+: command 0x24 \(in_mod 0x[0-9a-f]+ op_mod [0-7]\) failed: -22$'
