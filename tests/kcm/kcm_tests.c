@@ -190,7 +190,16 @@ void kcm_run_timeout(void)
 	e = kcm_wait(&pas, IB_CM_REQ_RECEIVED, &p, 0);
 	kcm_check(e, "cm-timeout: the passive side saw the REQ", "missing");
 
-	/* the active side gives up itself: the passive side hears of it */
+	/*
+	 * the active side gives up itself: the passive side hears of it.
+	 * A fresh active cm_id (a new communication ID): the REJ that the
+	 * passive cm_id's destruction sends, if it came late, would reject
+	 * the new REQ of a reused one (the debug kernel saw that).
+	 */
+	if (act.cm_id) {
+		ib_destroy_cm_id(act.cm_id);
+		act.cm_id = NULL;
+	}
 	if (pas.cm_id) {
 		ib_destroy_cm_id(pas.cm_id);
 		pas.cm_id = NULL;

@@ -4,7 +4,8 @@
 # bind of mlx4_core (kfault-lib.sh: fail-nth set during the card's reset):
 # mlx4_core's probe and, in the same task, the add of mlx4_0 to every
 # client loaded (mlx4_ib's registration, ib_mad, ib_sa, ib_cm, ib_umad,
-# ib_uverbs, ib_ipoib).  Every slab allocation is a point (failslab), and
+# ib_uverbs, ib_ipoib).  Every kmalloc'ed object is a point (failslab;
+# the kernel's own caches are not: kfault-lib.sh), and
 # with KFAULT_PAGES=1 (the default) every page allocation of any order
 # (fail_page_alloc); each injection is logged with its stack, whose
 # innermost frame in our modules is printed per attempt.  A first bind,
@@ -36,7 +37,7 @@ if ! kf_available; then
 		"no /proc/self/fail-nth or failslab, fail_page_alloc: run it on the debug kernel"
 	exit 0
 fi
-expect "$t: fault injection set up (fail-nth; slab allocations, page allocations: $pages)" \
+expect "$t: fault injection set up (fail-nth; kmalloc's slab allocations, page allocations: $pages)" \
 	kf_setup "$pages"
 smports=()
 for p in 1 2; do

@@ -38,18 +38,9 @@ if ! kf_available; then
 	exit 0
 fi
 # GFP_KERNEL allocations fail too; every injection logged with its stack;
-# no page allocation is a fault point; only kmalloc's caches are (the
-# kernel's own caches are not: request_irq() does not check its /proc
-# entries' allocations and warns when the vector is freed; tests/vm/run
-# marks the kmalloc caches for the debug kernel)
-# shellcheck disable=SC2317 # called through expect
-kmalloc_only() {
-	[ "$(cat /sys/kernel/slab/kmalloc-64/failslab)" = 1 ] &&
-		[ "$(cat /sys/kernel/slab/proc_dir_entry/failslab)" = 0 ] &&
-		echo Y >"$dbg/failslab/cache-filter"
-}
+# kmalloc's allocations only, no page allocation
 expect "$t: fault injection set up (fail-nth; kmalloc's slab allocations, no page allocation)" \
-	eval 'kf_setup 0 && kmalloc_only'
+	kf_setup 0
 
 bdf=$kf_bdf
 expect "$t: unbind mlx4_core from $bdf" kf_unbind
