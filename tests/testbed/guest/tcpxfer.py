@@ -11,6 +11,7 @@ it must get without another channel.  TCPXFER_PROGRESS=FILE: the receiver
 writes the bytes it has so far into FILE (once per MiB), for a test that
 acts while a transfer runs.
 """
+import errno
 import hashlib
 import os
 import socket
@@ -37,7 +38,17 @@ def main():
         srv = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
         srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        srv.bind(("::", port))
+        # a port's bind bucket that cannot be allocated is EADDRINUSE too
+        # (the kernel's fault injection under ipoib-kfault): tried for 30 s
+        deadline = time.time() + 30
+        while True:
+            try:
+                srv.bind(("::", port))
+                break
+            except OSError as e:
+                if e.errno != errno.EADDRINUSE or time.time() > deadline:
+                    raise
+                time.sleep(0.1)
         srv.listen(1)
         srv.settimeout(300)
         conn, _ = srv.accept()
