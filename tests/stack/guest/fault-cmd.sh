@@ -11,8 +11,8 @@
 #    call succeeds and an RC pingpong between the ports passes.
 # 2. A command that never completes: the next SW2HW_CQ leaves GO set.  The
 #    CQ's creation fails with EIO once the driver gives up on the command
-#    (its timeout, 60 s; the in-tree driver gives up earlier if another
-#    command waits 10 s for the HCR), the driver resets the card (the model
+#    (its timeout, 60 s, or earlier when another command has waited 10 s
+#    for the HCR: both stacks), the driver resets the card (the model
 #    logs the hung command's end) and loads it again: mlx4_0 is registered
 #    anew, opensm is started again on it (its files died with the old
 #    device), both ports become ACTIVE and the verbs and a pingpong work.
