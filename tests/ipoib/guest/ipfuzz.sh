@@ -27,7 +27,7 @@ plan 8
 
 # what the kernel may say about the fuzzer's inputs: ours rate-limits its
 # own; the core's netlink notices are rate-limited in both
-allowed='callbacks suppressed|^ibstack-test: mark |^random: crng init done$'
+allowed='callbacks suppressed|^ibstack-test: mark '
 allowed+="|^netlink: 'ipfuzz': attribute type [0-9]+ has an invalid length\.$"
 allowed+='|^netlink: [0-9]+ bytes leftover after parsing attributes in process `ipfuzz'"'"'\.$'
 allowed+='|: ignoring multicast groups joined directly by userspace$'
