@@ -29,8 +29,9 @@ t=${TESTNAME:-bringup-enomem}
 samples=${KFAULT_SAMPLES:-30}
 pages=${KFAULT_PAGES:-1}
 # the set-up, the unbind, the count, every attempt armed, ended, clean
-# (bound or an errno), no oops; the bind after, mlx4_0 back, opensm, ACTIVE
-plan 11
+# (bound or an errno), no oops; the settings restored; the bind after,
+# mlx4_0 back, opensm, ACTIVE
+plan 12
 
 if ! kf_available; then
 	fail "$t: fault injection in this kernel ($KVER)" \
@@ -110,6 +111,7 @@ expect "$t: each bind refused with an errno ($nrefused) or bound and unbound ($n
 expect "$t: no oops, WARNING or KASAN report in the $ntried binds ($noops; $nseen injections logged)" \
 	eval '[ "$samples" -gt 0 ] && [ "$noops" = 0 ]'
 
+expect "$t: the fault-injection settings restored" kf_restore
 k=$(klog_mark)
 # (bounded: a bind stuck behind an earlier one's lock fails, not hangs)
 kf_bind 0

@@ -30,8 +30,9 @@ t=${TESTNAME:-eq-enomem}
 drv=$kf_drv
 dbg=$kf_dbg
 # the tools, the unbind, every attempt armed, the search, the points of the
-# first EQ's creation, no oops, the bind after, mlx4_0 back, INIT
-plan 9
+# first EQ's creation, no oops, the settings restored, the bind after,
+# mlx4_0 back, INIT
+plan 10
 
 if ! kf_available; then
 	fail "$t: fault injection in this kernel ($KVER)" \
@@ -126,7 +127,7 @@ expect "$t: no oops or KASAN report in any of the $nattempts attempts ($oopses)"
 expect "$t: the fault point was set during the reset in each of the $nattempts attempts ($narmed)" \
 	[ "$narmed" = "$nattempts" ]
 
-echo N >"$dbg/failslab/cache-filter"
+expect "$t: the fault-injection settings restored" kf_restore
 k=$(klog_mark)
 expect "$t: bind mlx4_core without injection" sh -c "echo $bdf >$drv/bind"
 expect "$t: mlx4_0 back with both ports" wait_for 60 [ -e "$ibdev/ports/2/state" ]

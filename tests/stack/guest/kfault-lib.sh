@@ -36,16 +36,37 @@ kf_setup() {
 	local f
 	[ "$(cat /sys/kernel/slab/kmalloc-64/failslab)" = 1 ] &&
 		[ "$(cat /sys/kernel/slab/proc_dir_entry/failslab)" = 0 ] || return 1
-	echo Y >"$kf_dbg/failslab/cache-filter" || return 1
+	kf_set failslab/cache-filter Y || return 1
 	for f in failslab fail_page_alloc; do
-		echo N >"$kf_dbg/$f/ignore-gfp-wait" && echo 2 >"$kf_dbg/$f/verbose" &&
-			echo 0 >"$kf_dbg/$f/verbose_ratelimit_interval_ms" || return 1
+		kf_set "$f/ignore-gfp-wait" N && kf_set "$f/verbose" 2 &&
+			kf_set "$f/verbose_ratelimit_interval_ms" 0 || return 1
 	done
 	if [ "$1" = 1 ]; then
-		echo 0 >"$kf_dbg/fail_page_alloc/min-order"
+		kf_set fail_page_alloc/min-order 0
 	else
-		echo 99 >"$kf_dbg/fail_page_alloc/min-order"
+		kf_set fail_page_alloc/min-order 99
 	fi
+}
+
+# kf_set FILE VALUE: debugfs's fault-injection FILE set to VALUE, its value
+# before kept (the first time) for kf_restore
+declare -A kf_saved=()
+kf_set() {
+	if [ -z "${kf_saved[$1]+x}" ]; then
+		kf_saved[$1]=$(cat "$kf_dbg/$1") || return 1
+	fi
+	echo "$2" >"$kf_dbg/$1"
+}
+
+# kf_restore: what kf_setup changed set back as it was found, so that the
+# boot's later items see the kernel's own settings
+kf_restore() {
+	local f rc=0
+	for f in "${!kf_saved[@]}"; do
+		echo "${kf_saved[$f]}" >"$kf_dbg/$f" || rc=1
+	done
+	kf_saved=()
+	return $rc
 }
 
 kf_unbind() { echo "$kf_bdf" >"$kf_drv/unbind"; }

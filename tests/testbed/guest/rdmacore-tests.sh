@@ -140,10 +140,15 @@ SKIPS=(
 	"Could not open mlx5 context (This is not an MLX5 device)|mlx5 only"
 )
 
-# STACK=ours: our stack has no IPoIB and no rdma_cm yet (issues 15 and
-# 16), so the rdma_cm tests find no net interface and skip; every other
-# test is judged as under the in-tree stack
+# STACK=ours: the rdma_cm tests are not run. rdma_cm and rdma_ucm are the
+# in-tree ib_core's modules, and ours has no rdma_cm (see
+# shared/docs/netlink-rdmacm.md), so they could only error. They are left
+# out by name, whatever the state of ib0 (an earlier item may leave it up
+# and addressed), and counted as one class of skips; every other test is
+# judged as under the in-tree stack.
+EXCLUDE=()
 if [ "${STACK:-inbox}" = ours ]; then
+	EXCLUDE=(tests.test_rdmacm.)
 	kept=()
 	for m in "${MUST_PASS[@]}"; do
 		case $m in
@@ -152,7 +157,7 @@ if [ "${STACK:-inbox}" = ours ]; then
 		esac
 	done
 	MUST_PASS=("${kept[@]}")
-	SKIPS+=("Device $dev doesn't have net interface|no IPoIB of ours yet: rdma_cm has no address")
+	SKIPS+=("excluded: no rdma_cm module of ours|rdma_cm is the in-tree ib_core's")
 fi
 
 plan $((1 + 1 + ${#MUST_PASS[@]} + ${#SKIPS[@]} + 1))
@@ -181,14 +186,15 @@ fi
 
 # 2. run them, with ib0 up and addressed for the rdma_cm tests
 if [ "${STACK:-inbox}" = ours ]; then
-	echo "note: no IPoIB of ours yet, the rdma_cm tests will skip"
+	echo "note: the rdma_cm tests are left out (${EXCLUDE[*]})"
 else
 	ib0_take
 	wait_for 60 ib0_carrier 1 && ib0_has_addr ||
 		echo "note: ib0 has no carrier or no address, the rdma_cm tests will skip"
 fi
 start=$SECONDS
-timeout -k 10 "$limit" python3 - "$tdir" "$dev" "$port" "$gid" "$res" "$tbs" >"$log" 2>&1 <<'PY'
+timeout -k 10 "$limit" python3 - "$tdir" "$dev" "$port" "$gid" "$res" "$tbs" "${EXCLUDE[@]}" \
+	>"$log" 2>&1 <<'PY'
 import os
 import sys
 import time
@@ -197,6 +203,7 @@ import unittest
 from importlib.machinery import SourceFileLoader
 
 tdir, dev, port, gid, res_path, tb_path = sys.argv[1:7]
+excluded = tuple(sys.argv[7:])   # test id prefixes not to run
 sys.path.insert(0, tdir)
 from args_parser import parser  # noqa: E402  (the suite's own options)
 
@@ -207,6 +214,23 @@ suite = unittest.TestLoader().loadTestsFromModule(pkg)
 res = open(res_path, 'w', buffering=1)
 tbf = open(tb_path, 'w', buffering=1)
 res.write('loaded\t%d\n' % suite.countTestCases())
+
+
+def leave_out(tests):
+    """The suite without the excluded tests, in its order; they are
+    recorded as skipped."""
+    kept = unittest.TestSuite()
+    for test in tests:
+        if isinstance(test, unittest.TestSuite):
+            kept.addTest(leave_out(test))
+        elif excluded and test.id().startswith(excluded):
+            res.write('skip\t%s\t0\texcluded: no rdma_cm module of ours\n' % test.id())
+        else:
+            kept.addTest(test)
+    return kept
+
+
+suite = leave_out(suite)
 
 
 def one_line(text):
