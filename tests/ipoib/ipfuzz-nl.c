@@ -324,7 +324,7 @@ static void pick_data(struct rng *r, struct ipdata *d, int create)
 	d->pkey_len = d->mode_len = d->umcast_len = -1;
 	if (create && below(r, 3))
 		d->pkey_len = lens[below(r, 10)];
-	if (below(r, 3) == 0)
+	if (below(r, 3) == 0 && !no_nl_mode)
 		d->mode_len = lens[below(r, 10)];
 	if (below(r, 3) == 0)
 		d->umcast_len = lens[below(r, 10)];

@@ -11,7 +11,7 @@
  * operations; meanwhile a reader thread dumps the links, reads ibN's files
  * and asks ethtool, and checks what it gets is well formed.
  *
- *   ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-v]
+ *   ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-R] [-v]
  *
  * IFACE (default ib0) is never deleted nor left down; MAXUD is the largest
  * datagram-mode MTU, IPOIB_UD_MTU of the port's (default 4092).  As root
@@ -20,7 +20,11 @@
  * child is deleted and IFACE has its mode, MTU, umcast, queue length and
  * coalescing back.  Prints "ipfuzz: N operations, seed S: PASS" or FAIL
  * lines, each with the operation's number, to replay with -s (-v: every
- * answer).
+ * answer).  -R leaves IFLA_IPOIB_MODE out of rtnetlink's requests (the mode
+ * then changes through sysfs only): 6.1's ipoib_changelink can return
+ * EBUSY with RTNL released, and the caller's unlock then releases RTNL
+ * held by another task (an RTNL assertion's WARNING in the next ethtool
+ * call, or worse), so the in-tree stack is run with -R.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,7 +39,7 @@
 #include "ipfuzz.h"
 
 struct dev devs[MAXDEV];
-int root, cm_ok, max_ud = 4092;
+int root, cm_ok, max_ud = 4092, no_nl_mode;
 unsigned long nfail, maxfail = 20;
 int verbose;
 int kind;
@@ -495,7 +499,7 @@ int main(int argc, char **argv)
 	struct rng r;
 
 	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
-	while ((opt = getopt(argc, argv, "n:s:i:M:m:r:v")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:i:M:m:r:Rv")) != -1) {
 		switch (opt) {
 		case 'n':
 			n = strtoull(optarg, NULL, 0);
@@ -515,13 +519,16 @@ int main(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
+		case 'R':
+			no_nl_mode = 1;
+			break;
 		case 'r':
 			nreaders = atoi(optarg);
 			if (nreaders < 0 || nreaders > 4)
 				nreaders = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-v]\n");
+			fprintf(stderr, "usage: ipfuzz [-n COUNT] [-s SEED] [-i IFACE] [-M MAXUD] [-m MAXFAIL] [-r READERS] [-R] [-v]\n");
 			return 2;
 		}
 	}

@@ -51,6 +51,7 @@ extern struct dev devs[MAXDEV];	/* devs[0]: the parent (ib0) */
 extern int root;		/* privileged run: the writes are ours */
 extern int cm_ok;		/* the parent's address has the RC flag */
 extern int max_ud;		/* IPOIB_UD_MTU(the port's max MTU) */
+extern int no_nl_mode;		/* -R: no IFLA_IPOIB_MODE in rtnetlink */
 extern unsigned long nfail, maxfail;
 extern int verbose;
 extern unsigned long long opno;
