@@ -271,7 +271,13 @@ static void ksa_path_one(struct ksa_ctx *ctx, int src)
 		ksa_check_path(ctx, src, "async", &a.rec);
 }
 
-static void ksa_path_cancel(struct ksa_ctx *ctx)
+/*
+ * One query canceled at once: its callback, once, with -EINTR, or with 0
+ * if the SA's answer got in first (opensm may answer on this node within
+ * the microseconds to the cancel on a busy host): *answered is then set.
+ * A second cancel of the finished query is ignored. 0, or -1 on a failure.
+ */
+static int ksa_path_cancel_one(struct ksa_ctx *ctx, bool *answered)
 {
 	const struct ksa_port *s = &ctx->port[0];
 	struct sa_path_rec req;
@@ -280,6 +286,7 @@ static void ksa_path_cancel(struct ksa_ctx *ctx)
 	ib_sa_comp_mask mask;
 	int id;
 
+	*answered = false;
 	init_completion(&a.done);
 	mask = ksa_path_req(ctx, 0, &req);
 	id = ib_sa_path_rec_get(&ksa_client, ctx->device, s->port_num, &req,
@@ -287,20 +294,46 @@ static void ksa_path_cancel(struct ksa_ctx *ctx)
 				&a, &query);
 	if (id < 0) {
 		ksa_fail(ctx, "path cancel: query started", "error %d", id);
-		return;
+		return -1;
 	}
 	ib_sa_cancel_query(id, query);
 	if (!wait_for_completion_timeout(&a.done, msecs_to_jiffies(10000))) {
 		ksa_fail(ctx, "path cancel: callback", "none within 10 s of the cancel");
 		wait_for_completion(&a.done);
-		return;
+		return -1;
 	}
-	ksa_check(ctx, a.status == -EINTR, "path cancel: callback with -EINTR",
-		  "status %d", a.status);
-	/* a second cancel of a finished query is ignored, no second callback */
 	ib_sa_cancel_query(id, query);
 	msleep(200);
-	ksa_check(ctx, a.calls == 1, "path cancel: one callback", "%d calls", a.calls);
+	if (a.calls != 1) {
+		ksa_fail(ctx, "path cancel: one callback", "%d calls", a.calls);
+		return -1;
+	}
+	if (!a.status && a.num == 1) {
+		*answered = true;
+		return 0;
+	}
+	if (a.status != -EINTR) {
+		ksa_fail(ctx, "path cancel: callback with -EINTR", "status %d, %d records",
+			 a.status, a.num);
+		return -1;
+	}
+	return 0;
+}
+
+static void ksa_path_cancel(struct ksa_ctx *ctx)
+{
+	bool answered = true;
+	int i;
+
+	for (i = 1; i <= 5 && answered; i++)
+		if (ksa_path_cancel_one(ctx, &answered))
+			return;
+	ksa_check(ctx, !answered, "path cancel: callback with -EINTR",
+		  "the SA answered each of 5 queries before its cancel");
+	if (!answered && i > 2)
+		pr_info(KSA_PFX "path cancel: %d queries answered before their cancel\n",
+			i - 2);
+	ksa_pass(ctx, "path cancel: one callback");
 }
 
 static void ksa_path_bad(struct ksa_ctx *ctx)
