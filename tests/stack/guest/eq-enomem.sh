@@ -14,8 +14,8 @@
 # (fail_page_alloc's min-order above the largest; which of them a path
 # makes depends on the state of the slabs), nor the kernel's own caches.
 # Every injected failure is logged with its stack, which says where it
-# hit: a search finds the first
-# point in mlx4_create_eq (after the MSI-X vectors, in the EQ set-up), then
+# hit: a search finds the first point in mlx4_create_eq (after the MSI-X
+# vectors, in the EQ set-up), then
 # each point of that first EQ's creation is tried in turn (its context,
 # page array, DMA list, MTT and mailbox): each probe must fail cleanly or
 # fall back to INTx and succeed, with no oops; the debug kernel's checkers

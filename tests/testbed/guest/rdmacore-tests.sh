@@ -147,17 +147,18 @@ SKIPS=(
 # item may leave it up and addressed), and counted as one class of skips;
 # every other test is judged as under the in-tree stack.
 EXCLUDE=()
+excl_why="no rdma_cm module of ours"
 if [ "${STACK:-inbox}" = ours ]; then
 	EXCLUDE=(tests.test_rdmacm. tests.test_mlx5_rdmacm.)
 	kept=()
 	for m in "${MUST_PASS[@]}"; do
-		case $m in
-		tests.test_rdmacm.*) ;;
-		*) kept+=("$m") ;;
-		esac
+		for x in "${EXCLUDE[@]}"; do
+			[[ "$m" == "$x"* ]] && continue 2
+		done
+		kept+=("$m")
 	done
 	MUST_PASS=("${kept[@]}")
-	SKIPS+=("excluded: no rdma_cm module of ours|rdma_cm is the in-tree ib_core's")
+	SKIPS+=("excluded: $excl_why|rdma_cm is the in-tree ib_core's")
 fi
 
 plan $((1 + 1 + ${#MUST_PASS[@]} + ${#SKIPS[@]} + 1))
@@ -193,7 +194,7 @@ else
 		echo "note: ib0 has no carrier or no address, the rdma_cm tests will skip"
 fi
 start=$SECONDS
-timeout -k 10 "$limit" python3 - "$tdir" "$dev" "$port" "$gid" "$res" "$tbs" "${EXCLUDE[@]}" \
+timeout -k 10 "$limit" python3 - "$tdir" "$dev" "$port" "$gid" "$res" "$tbs" "$excl_why" "${EXCLUDE[@]}" \
 	>"$log" 2>&1 <<'PY'
 import os
 import sys
@@ -203,7 +204,8 @@ import unittest
 from importlib.machinery import SourceFileLoader
 
 tdir, dev, port, gid, res_path, tb_path = sys.argv[1:7]
-excluded = tuple(sys.argv[7:])   # test id prefixes not to run
+excl_why = sys.argv[7]           # why they are left out
+excluded = tuple(sys.argv[8:])   # test id prefixes not to run
 sys.path.insert(0, tdir)
 from args_parser import parser  # noqa: E402  (the suite's own options)
 
@@ -224,7 +226,7 @@ def leave_out(tests):
         if isinstance(test, unittest.TestSuite):
             kept.addTest(leave_out(test))
         elif excluded and test.id().startswith(excluded):
-            res.write('skip\t%s\t0\texcluded: no rdma_cm module of ours\n' % test.id())
+            res.write('skip\t%s\t0\texcluded: %s\n' % (test.id(), excl_why))
         else:
             kept.addTest(test)
     return kept
